@@ -1,0 +1,730 @@
+#include "events/config.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <type_traits>
+
+namespace ballast::events {
+
+namespace {
+
+constexpr int64_t int32_max = std::numeric_limits<int32_t>::max();
+constexpr int64_t two_pow_62 = int64_t{1} << 62;
+constexpr int64_t one_day_ms = 86'400'000;
+
+// ------------------------------------------------------------ the key table
+
+KeySpec boolean_key(std::string_view key, std::string_view default_value,
+                    std::string_view description) {
+    return KeySpec{.key = key,
+                   .type = ValueType::boolean,
+                   .default_value = default_value,
+                   .description = description};
+}
+
+KeySpec int_key(ValueType type, std::string_view key, std::string_view default_value,
+                int64_t min, int64_t max, std::string_view description) {
+    assert(type == ValueType::int32 || type == ValueType::int64 || type == ValueType::int_list);
+    // int32 values and int_list elements are stored as int32: the bounds must fit.
+    assert(type == ValueType::int64 || (min >= -int32_max - 1 && max <= int32_max));
+    return KeySpec{.key = key,
+                   .type = type,
+                   .default_value = default_value,
+                   .description = description,
+                   .min_int = min,
+                   .max_int = max};
+}
+
+KeySpec float_key(std::string_view key, std::string_view default_value, double min, double max,
+                  std::string_view description) {
+    return KeySpec{.key = key,
+                   .type = ValueType::float64,
+                   .default_value = default_value,
+                   .description = description,
+                   .min_double = min,
+                   .max_double = max};
+}
+
+KeySpec string_key(std::string_view key, std::string_view default_value, bool allow_empty,
+                   std::string_view description) {
+    return KeySpec{.key = key,
+                   .type = ValueType::string,
+                   .default_value = default_value,
+                   .description = description,
+                   .allow_empty = allow_empty};
+}
+
+KeySpec plain_key(ValueType type, std::string_view key, std::string_view default_value,
+                  std::string_view description) {
+    return KeySpec{.key = key,
+                   .type = type,
+                   .default_value = default_value,
+                   .description = description};
+}
+
+KeySpec choice_key(std::string_view key, std::string_view default_value,
+                   std::vector<std::string_view> choices, std::string_view description) {
+    return KeySpec{.key = key,
+                   .type = ValueType::choice,
+                   .default_value = default_value,
+                   .description = description,
+                   .choices = std::move(choices)};
+}
+
+std::vector<KeySpec> make_config_keys() {
+    using enum ValueType;
+    return {
+        // AutoMQ-compatible keys.
+        boolean_key("autobalancer.controller.enable", "true",
+                    "When false Ballast observes and plans but executes nothing."),
+        plain_key(goal_list, "autobalancer.controller.goals",
+                  "RackAwareGoal,ReplicaCapacityGoal,NetworkInCapacityGoal,NetworkOutCapacityGoal,"
+                  "DiskCapacityGoal,NetworkInUsageDistributionGoal,NetworkOutUsageDistributionGoal,"
+                  "ReplicaCountDistributionGoal,LeaderCountDistributionGoal,TopicSpreadGoal",
+                  "Goals in priority order; a lower goal never undoes a higher one. AutoMQ class "
+                  "names (kafka.autobalancer.goals.X) are accepted."),
+        int_key(int64, "autobalancer.controller.anomaly.detect.interval.ms", "60000", 1, one_day_ms,
+                "How often the cluster model is checked for goal violations."),
+        int_key(int64, "autobalancer.controller.execution.interval.ms", "5000", 0, one_day_ms,
+                "Pause between two batches of executed actions."),
+        int_key(int32, "autobalancer.controller.execution.concurrency", "50", 1, 100'000,
+                "Most partition moves in flight across the cluster."),
+        int_key(int_list, "autobalancer.controller.exclude.broker.ids", "", 0, int32_max,
+                "Brokers that are never chosen as a destination or source of moves."),
+        plain_key(string_list, "autobalancer.controller.exclude.topics", "",
+                  "Topics whose partitions are never moved."),
+        int_key(int64, "autobalancer.controller.metrics.delay.ms", "60000", 0, one_day_ms,
+                "Metrics older than this are stale and not used for planning."),
+        float_key("autobalancer.controller.network.in.distribution.detect.avg.deviation", "0.1",
+                  0, 1, "Inbound traffic is balanced when every broker is within this fraction "
+                        "of the mean."),
+        float_key("autobalancer.controller.network.out.distribution.detect.avg.deviation", "0.1",
+                  0, 1, "Outbound traffic is balanced when every broker is within this fraction "
+                        "of the mean."),
+        int_key(int64, "autobalancer.controller.network.in.usage.distribution.detect.threshold",
+                "1048576", 0, two_pow_62,
+                "Brokers below this inbound bytes/s are never considered unbalanced."),
+        int_key(int64, "autobalancer.controller.network.out.usage.distribution.detect.threshold",
+                "1048576", 0, two_pow_62,
+                "Brokers below this outbound bytes/s are never considered unbalanced."),
+        float_key("autobalancer.controller.network.in.trivial.change.ratio", "0.05", 0, 1,
+                  "A move shifting less than this fraction of a broker's inbound load is not "
+                  "worth making."),
+        float_key("autobalancer.controller.network.out.trivial.change.ratio", "0.05", 0, 1,
+                  "A move shifting less than this fraction of a broker's outbound load is not "
+                  "worth making."),
+
+        // Ballast's own keys.
+        string_key("ballast.journal.path", "ballast-journal", false,
+                   "Directory of the event journal and its snapshots."),
+        boolean_key("ballast.journal.sync", "true",
+                    "fsync each group commit; false leaves flushing to the OS (a process crash "
+                    "loses nothing, a machine crash may lose the last writes)."),
+        int_key(int64, "ballast.journal.retention.ms", "604800000", 0, two_pow_62,
+                "Events older than this AND covered by the newest snapshot may be deleted."),
+        int_key(int64, "ballast.snapshot.interval.events", "100000", 1, two_pow_62,
+                "A snapshot of the cluster model is written every this many events."),
+        int_key(int64, "ballast.partition.cooldown.ms", "60000", 0, one_day_ms,
+                "A partition that just moved is not moved again for this long."),
+        int_key(int64, "ballast.broker.failure.grace.ms", "10000", 0, one_day_ms,
+                "A broker must stay fenced this long before its partitions are moved away."),
+        int_key(int32, "ballast.broker.max.inflight.moves", "5", 1, 100'000,
+                "Most partition moves in flight into or out of one broker."),
+        int_key(int64, "ballast.action.timeout.ms", "600000", 1000, one_day_ms,
+                "An action not finished after this long is cancelled and reported."),
+        float_key("ballast.capacity.threshold", "0.8", 0.01, 1,
+                  "Capacity goals keep load <= capacity x this."),
+        choice_key("ballast.cluster.flavor", "apache", {"apache", "automq"},
+                   "apache: a replica is re-created by copying from a live one; automq: shared "
+                   "storage, partitions on a dead broker can still move."),
+        choice_key("ballast.log.level", "info",
+                   {"trace", "debug", "info", "warn", "error", "critical", "off"},
+                   "Least severe log level that is written."),
+    };
+}
+
+// ------------------------------------------------------------ value parsing
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\r' || c == '\n'; }
+
+std::string_view trim(std::string_view text) {
+    while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
+    while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
+    return text;
+}
+
+bool equals_ignoring_case(std::string_view a, std::string_view b) {
+    auto lower = [](char c) { return std::tolower(static_cast<unsigned char>(c)); };
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                      [&](char x, char y) { return lower(x) == lower(y); });
+}
+
+std::string join(const auto& items, std::string_view separator) {
+    std::string out;
+    for (const auto& item : items) {
+        if (!out.empty()) out += separator;
+        if constexpr (std::is_arithmetic_v<std::decay_t<decltype(item)>>) {
+            out += std::to_string(item);
+        } else {
+            out += item;
+        }
+    }
+    return out;
+}
+
+/// Shortest text that parses back to exactly `value` (std::to_chars' guarantee),
+/// so that value_text round-trips and defaults like 0.1 print as written.
+std::string format_double(double value) {
+    char buffer[32];
+    auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+    assert(ec == std::errc{});
+    return std::string(buffer, end);
+}
+
+enum class NumberStatus { ok, malformed, overflow };
+
+/// from_chars rejects a leading '+', which people write; accept exactly one.
+std::string_view drop_plus(std::string_view text) {
+    if (text.size() >= 2 && text[0] == '+' && text[1] != '-' && text[1] != '+') {
+        text.remove_prefix(1);
+    }
+    return text;
+}
+
+/// Decimal integer, optional sign, nothing else (no spaces, no junk, no hex).
+NumberStatus parse_integer(std::string_view text, int64_t& out) {
+    text = drop_plus(text);
+    const char* last = text.data() + text.size();
+    auto [end, ec] = std::from_chars(text.data(), last, out);
+    if (end != last || ec == std::errc::invalid_argument) return NumberStatus::malformed;
+    if (ec == std::errc::result_out_of_range) return NumberStatus::overflow;
+    return NumberStatus::ok;
+}
+
+/// Decimal or scientific notation; inf and nan are not numbers a user means.
+NumberStatus parse_number(std::string_view text, double& out) {
+    text = drop_plus(text);
+    const char* last = text.data() + text.size();
+    auto [end, ec] = std::from_chars(text.data(), last, out);
+    if (end != last || ec == std::errc::invalid_argument) return NumberStatus::malformed;
+    if (ec == std::errc::result_out_of_range) return NumberStatus::overflow;
+    if (!std::isfinite(out)) return NumberStatus::malformed;
+    return NumberStatus::ok;
+}
+
+Error bad_value(const KeySpec& spec, std::string_view text, std::string_view problem) {
+    return make_error(ErrorCode::invalid_argument, "config key '" + std::string(spec.key) +
+                                                       "': value '" + std::string(text) + "' " +
+                                                       std::string(problem));
+}
+
+std::string int_range(const KeySpec& spec) {
+    return "[" + std::to_string(spec.min_int) + ", " + std::to_string(spec.max_int) + "]";
+}
+
+Result<int64_t> parse_bounded_integer(const KeySpec& spec, std::string_view text) {
+    const std::string expected = "(expected an integer in " + int_range(spec) + ")";
+    int64_t value = 0;
+    switch (parse_integer(text, value)) {
+        case NumberStatus::malformed: return bad_value(spec, text, "is not an integer " + expected);
+        case NumberStatus::overflow: return bad_value(spec, text, "is out of range " + expected);
+        case NumberStatus::ok: break;
+    }
+    if (value < spec.min_int || value > spec.max_int) {
+        return bad_value(spec, text, "is out of range " + expected);
+    }
+    return value;
+}
+
+Result<double> parse_bounded_number(const KeySpec& spec, std::string_view text) {
+    const std::string expected = "(expected a number in [" + format_double(spec.min_double) + ", " +
+                                 format_double(spec.max_double) + "])";
+    double value = 0;
+    switch (parse_number(text, value)) {
+        case NumberStatus::malformed: return bad_value(spec, text, "is not a number " + expected);
+        case NumberStatus::overflow: return bad_value(spec, text, "is out of range " + expected);
+        case NumberStatus::ok: break;
+    }
+    if (value < spec.min_double || value > spec.max_double) {
+        return bad_value(spec, text, "is out of range " + expected);
+    }
+    return value;
+}
+
+/// Splits a comma-separated list, trimming whitespace around each element.
+/// Blank text is the empty list. An empty element ("a,,b", "a,") is an error:
+/// it is far more likely a typo than an intent.
+Result<std::vector<std::string_view>> split_list(const KeySpec& spec, std::string_view text,
+                                                 std::string_view expected) {
+    std::vector<std::string_view> elements;
+    if (trim(text).empty()) return elements;
+    std::string_view rest = text;
+    while (true) {
+        const std::size_t comma = rest.find(',');
+        const std::string_view element = trim(rest.substr(0, comma));
+        if (element.empty()) {
+            return bad_value(spec, text,
+                             "has an empty element (expected " + std::string(expected) + ")");
+        }
+        elements.push_back(element);
+        if (comma == std::string_view::npos) return elements;
+        rest.remove_prefix(comma + 1);
+    }
+}
+
+Result<std::vector<int32_t>> parse_int_list(const KeySpec& spec, std::string_view text) {
+    constexpr std::string_view expected = "a comma-separated list of integers";
+    Result<std::vector<std::string_view>> elements = split_list(spec, text, expected);
+    if (!elements) return elements.error();
+    std::vector<int32_t> values;
+    for (std::string_view element : *elements) {
+        int64_t value = 0;
+        const NumberStatus status = parse_integer(element, value);
+        if (status == NumberStatus::malformed) {
+            return bad_value(spec, text,
+                             "has a bad element '" + std::string(element) + "' (expected " +
+                                 std::string(expected) + ")");
+        }
+        if (status == NumberStatus::overflow || value < spec.min_int || value > spec.max_int) {
+            return bad_value(spec, text,
+                             "has an element '" + std::string(element) +
+                                 "' out of range (expected integers in " + int_range(spec) + ")");
+        }
+        values.push_back(static_cast<int32_t>(value));
+    }
+    return values;
+}
+
+Result<std::vector<std::string>> parse_string_list(const KeySpec& spec, std::string_view text) {
+    Result<std::vector<std::string_view>> elements =
+        split_list(spec, text, "a comma-separated list");
+    if (!elements) return elements.error();
+    return std::vector<std::string>(elements->begin(), elements->end());
+}
+
+/// Goals by short name, or by AutoMQ class name which is normalized to the short
+/// name. A goal listed twice would make its priority ambiguous: an error.
+Result<std::vector<std::string>> parse_goal_list(const KeySpec& spec, std::string_view text) {
+    Result<std::vector<std::string_view>> elements =
+        split_list(spec, text, "a comma-separated list of goals");
+    if (!elements) return elements.error();
+    if (elements->empty()) return bad_value(spec, text, "is empty (expected at least one goal)");
+    std::vector<std::string> goals;
+    for (std::string_view element : *elements) {
+        std::string_view name = element;
+        if (name.starts_with(automq_goal_prefix)) name.remove_prefix(automq_goal_prefix.size());
+        const auto& known = known_goals();
+        if (std::find(known.begin(), known.end(), name) == known.end()) {
+            return bad_value(spec, text, "has an unknown goal '" + std::string(element) +
+                                             "' (known goals: " + join(known, ", ") + ")");
+        }
+        if (std::find(goals.begin(), goals.end(), name) != goals.end()) {
+            return bad_value(spec, text, "lists goal '" + std::string(name) + "' twice");
+        }
+        goals.emplace_back(name);
+    }
+    return goals;
+}
+
+/// Levenshtein distance, two rolling rows: O(|a|·|b|) time, O(|b|) space.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> previous(b.size() + 1);
+    std::vector<std::size_t> current(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) previous[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        current[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+            current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
+        }
+        std::swap(previous, current);
+    }
+    return previous[b.size()];
+}
+
+/// "unknown config key 'x' (did you mean 'y'?)". The hint is the known key
+/// closest by edit distance, offered only when at most a third of the typed
+/// characters would have to change: beyond that it is noise, not a typo.
+Error unknown_key(std::string_view key) {
+    std::string message = "unknown config key '" + std::string(key) + "'";
+    const KeySpec* closest = nullptr;
+    std::size_t closest_distance = std::numeric_limits<std::size_t>::max();
+    for (const KeySpec& spec : config_keys()) {
+        const std::size_t distance = edit_distance(key, spec.key);
+        if (distance < closest_distance) {
+            closest = &spec;
+            closest_distance = distance;
+        }
+    }
+    if (closest != nullptr && closest_distance * 3 <= key.size()) {
+        message += " (did you mean '" + std::string(closest->key) + "'?)";
+    }
+    return make_error(ErrorCode::invalid_argument, std::move(message));
+}
+
+// ------------------------------------------------------------ .properties
+
+/// Whitespace in the Java .properties sense (line ends are handled apart).
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\f'; }
+
+std::string_view skip_blanks(std::string_view text) {
+    while (!text.empty() && is_blank(text.front())) text.remove_prefix(1);
+    return text;
+}
+
+/// The physical line at `pos`, without its ending (\n, \r\n or \r); advances `pos`.
+std::string_view next_line(std::string_view text, std::size_t& pos) {
+    const std::size_t start = pos;
+    const std::size_t end = std::min(text.find_first_of("\r\n", start), text.size());
+    pos = end;
+    if (end < text.size()) pos = text.compare(end, 2, "\r\n") == 0 ? end + 2 : end + 1;
+    return text.substr(start, end - start);
+}
+
+/// A line ending in an odd number of backslashes continues onto the next: the
+/// last backslash is not itself escaped.
+bool continues(std::string_view line) {
+    std::size_t backslashes = 0;
+    while (backslashes < line.size() && line[line.size() - 1 - backslashes] == '\\') ++backslashes;
+    return backslashes % 2 == 1;
+}
+
+/// Resolves the escapes of a raw key or value and drops trailing blanks that
+/// were not escaped ("a\ " keeps its space). Unlike Java, an unknown escape is
+/// an error rather than silently dropping the backslash, so that a Windows
+/// path like C:\data is not quietly read as C:data.
+Result<std::string> unescape(std::string_view raw) {
+    std::string out;
+    std::size_t kept = 0;  // length of `out` up to its last non-blank or escaped char
+    for (std::size_t i = 0; i < raw.size(); ++i) {
+        const char c = raw[i];
+        if (c != '\\') {
+            out += c;
+            if (!is_blank(c)) kept = out.size();
+            continue;
+        }
+        if (++i == raw.size()) break;  // a lone trailing backslash continued onto nothing
+        switch (raw[i]) {
+            case 't': out += '\t'; break;
+            case 'n': out += '\n'; break;
+            case 'r': out += '\r'; break;
+            case 'f': out += '\f'; break;
+            case '\\': case '=': case ':': case '#': case '!': case ' ': out += raw[i]; break;
+            default:
+                return make_error(ErrorCode::invalid_argument,
+                                  "unknown escape '\\" + std::string(1, raw[i]) + "' in '" +
+                                      std::string(raw) + "' (write '\\\\' for a backslash)");
+        }
+        kept = out.size();
+    }
+    out.resize(kept);
+    return out;
+}
+
+/// The inverse of unescape for a value: a properties line that reads back as `value`.
+std::string escape(std::string_view value) {
+    std::string out;
+    for (char c : value) {
+        switch (c) {
+            case '\\': out += "\\\\"; break;
+            case '\t': out += "\\t"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\f': out += "\\f"; break;
+            case ' ': out += "\\ "; break;  // keeps leading and trailing spaces
+            default: out += c;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------ registry
+
+const char* value_type_name(ValueType type) {
+    switch (type) {
+        case ValueType::boolean: return "boolean";
+        case ValueType::int32: return "int32";
+        case ValueType::int64: return "int64";
+        case ValueType::float64: return "float64";
+        case ValueType::string: return "string";
+        case ValueType::int_list: return "int_list";
+        case ValueType::string_list: return "string_list";
+        case ValueType::choice: return "choice";
+        case ValueType::goal_list: return "goal_list";
+    }
+    return "unknown";
+}
+
+const std::vector<KeySpec>& config_keys() {
+    static const std::vector<KeySpec> keys = make_config_keys();
+    return keys;
+}
+
+const KeySpec* find_key(std::string_view key) {
+    // A linear scan: there are a couple dozen keys and lookups happen at startup.
+    for (const KeySpec& spec : config_keys()) {
+        if (spec.key == key) return &spec;
+    }
+    return nullptr;
+}
+
+const std::vector<std::string_view>& known_goals() {
+    static const std::vector<std::string_view> goals = {
+        "RackAwareGoal",
+        "ReplicaCapacityGoal",
+        "NetworkInCapacityGoal",
+        "NetworkOutCapacityGoal",
+        "DiskCapacityGoal",
+        "NetworkInUsageDistributionGoal",
+        "NetworkOutUsageDistributionGoal",
+        "ReplicaCountDistributionGoal",
+        "LeaderCountDistributionGoal",
+        "TopicSpreadGoal",
+    };
+    return goals;
+}
+
+// ------------------------------------------------------------ Config
+
+Result<Config::Value> Config::parse_value(const KeySpec& spec, std::string_view text) {
+    auto lift = [](auto result) -> Result<Value> {
+        if (!result) return result.error();
+        return Value(std::move(result).value());
+    };
+    switch (spec.type) {
+        case ValueType::boolean:
+            if (equals_ignoring_case(text, "true")) return Value(true);
+            if (equals_ignoring_case(text, "false")) return Value(false);
+            return bad_value(spec, text, "is not a boolean (expected true or false)");
+        case ValueType::int32:
+        case ValueType::int64: return lift(parse_bounded_integer(spec, text));
+        case ValueType::float64: return lift(parse_bounded_number(spec, text));
+        case ValueType::string:
+            if (text.empty() && !spec.allow_empty) {
+                return bad_value(spec, text, "is empty (expected a non-empty string)");
+            }
+            return Value(std::string(text));
+        case ValueType::int_list: return lift(parse_int_list(spec, text));
+        case ValueType::string_list: return lift(parse_string_list(spec, text));
+        case ValueType::choice:
+            // Stored in its canonical spelling, so "INFO" reads back as "info".
+            for (std::string_view choice : spec.choices) {
+                if (equals_ignoring_case(text, choice)) return Value(std::string(choice));
+            }
+            return bad_value(spec, text, "is not one of: " + join(spec.choices, ", "));
+        case ValueType::goal_list: return lift(parse_goal_list(spec, text));
+    }
+    assert(false && "unhandled ValueType");
+    return bad_value(spec, text, "has an unknown type");
+}
+
+std::string Config::format_value(const KeySpec& spec, const Value& value) {
+    switch (spec.type) {
+        case ValueType::boolean: return std::get<bool>(value) ? "true" : "false";
+        case ValueType::int32:
+        case ValueType::int64: return std::to_string(std::get<int64_t>(value));
+        case ValueType::float64: return format_double(std::get<double>(value));
+        case ValueType::string:
+        case ValueType::choice: return std::get<std::string>(value);
+        case ValueType::int_list: return join(std::get<std::vector<int32_t>>(value), ",");
+        case ValueType::string_list:
+        case ValueType::goal_list: return join(std::get<std::vector<std::string>>(value), ",");
+    }
+    assert(false && "unhandled ValueType");
+    return {};
+}
+
+Config Config::defaults() {
+    Config config;
+    for (const KeySpec& spec : config_keys()) {
+        Result<Value> value = parse_value(spec, spec.default_value);
+        assert(value.ok() && "every default value must parse");
+        config._slots.push_back(Slot{std::move(value).value(), "default"});
+    }
+    return config;
+}
+
+Status Config::set(std::string_view key, std::string_view value, std::string_view origin) {
+    const KeySpec* spec = find_key(key);
+    if (spec == nullptr) return unknown_key(key);
+    Result<Value> parsed = parse_value(*spec, value);
+    if (!parsed) return parsed.error();
+    Slot& slot = _slots[index_of(key)];
+    slot.value = std::move(parsed).value();
+    slot.origin = std::string(origin);
+    return Status::ok_status();
+}
+
+Status Config::apply_override(std::string_view assignment) {
+    const std::size_t equals = assignment.find('=');
+    if (equals == std::string_view::npos) {
+        return make_error(ErrorCode::invalid_argument,
+                          "--set '" + std::string(assignment) + "': expected key=value");
+    }
+    return set(trim(assignment.substr(0, equals)), trim(assignment.substr(equals + 1)), "--set");
+}
+
+/// Java .properties, the parts that matter: a logical line is a physical line
+/// plus the lines its trailing backslashes pull in (their leading blanks
+/// dropped); comments (# or !) and blank lines are skipped; the key runs to
+/// the first unescaped '=', ':' or blank, and one '=' or ':' with blanks
+/// around it separates it from the value. Applied to a copy, so that a bad
+/// line leaves this config untouched.
+Status Config::load_properties_text(std::string_view text, std::string_view origin) {
+    if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 BOM from some editors
+    Config staged = *this;
+    std::size_t pos = 0;
+    int line_number = 0;
+    while (pos < text.size()) {
+        std::string_view line = skip_blanks(next_line(text, pos));
+        const int first_line_number = ++line_number;
+        if (line.empty() || line.front() == '#' || line.front() == '!') continue;
+
+        std::string logical;
+        while (continues(line)) {
+            logical.append(line.substr(0, line.size() - 1));
+            if (pos >= text.size()) {
+                line = {};
+                break;
+            }
+            line = skip_blanks(next_line(text, pos));
+            ++line_number;
+        }
+        logical.append(line);
+
+        std::size_t key_end = 0;
+        while (key_end < logical.size()) {
+            const char c = logical[key_end];
+            if (c == '\\') {
+                key_end += 2;
+                continue;
+            }
+            if (c == '=' || c == ':' || is_blank(c)) break;
+            ++key_end;
+        }
+        key_end = std::min(key_end, logical.size());
+        std::string_view rest = skip_blanks(std::string_view(logical).substr(key_end));
+        if (!rest.empty() && (rest.front() == '=' || rest.front() == ':')) {
+            rest = skip_blanks(rest.substr(1));
+        }
+
+        const std::string where = std::string(origin) + ":" + std::to_string(first_line_number);
+        auto located = [&where](const Error& error) {
+            return Status(make_error(error.code, where + ": " + error.message));
+        };
+        Result<std::string> key = unescape(std::string_view(logical).substr(0, key_end));
+        if (!key) return located(key.error());
+        Result<std::string> value = unescape(rest);
+        if (!value) return located(value.error());
+        if (key->empty()) {
+            return located(make_error(ErrorCode::invalid_argument,
+                                      "missing key before the value in '" + logical + "'"));
+        }
+        if (Status status = staged.set(*key, *value, where); !status) {
+            return located(status.error());
+        }
+    }
+    *this = std::move(staged);
+    return Status::ok_status();
+}
+
+Status Config::load_properties_file(const std::string& path) {
+    // C stdio rather than ifstream: fread + ferror tell a read error (say, the
+    // path is a directory) apart from an empty file.
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
+                                                         &std::fclose);
+    auto failed = [&path](int error_number) {
+        return make_error(error_number == ENOENT ? ErrorCode::not_found : ErrorCode::io_error,
+                          "cannot read config file '" + path + "': " + std::strerror(error_number));
+    };
+    if (!file) return failed(errno);
+    std::string text;
+    char buffer[4096];
+    while (std::size_t n = std::fread(buffer, 1, sizeof buffer, file.get())) text.append(buffer, n);
+    if (std::ferror(file.get())) return failed(errno);
+    return load_properties_text(text, path);
+}
+
+std::size_t Config::index_of(std::string_view key) {
+    const KeySpec* spec = find_key(key);
+    assert(spec != nullptr && "no such config key");
+    return static_cast<std::size_t>(spec - config_keys().data());
+}
+
+const Config::Slot& Config::slot(std::string_view key, [[maybe_unused]] ValueType type,
+                                  [[maybe_unused]] ValueType also) const {
+    const std::size_t index = index_of(key);
+    [[maybe_unused]] const ValueType actual = config_keys()[index].type;
+    assert((actual == type || actual == also) && "config key read with the wrong getter");
+    return _slots[index];
+}
+
+bool Config::get_bool(std::string_view key) const {
+    return std::get<bool>(slot(key, ValueType::boolean).value);
+}
+
+int32_t Config::get_int32(std::string_view key) const {
+    // Within int32 by the key's bounds (checked when the table is built).
+    return static_cast<int32_t>(std::get<int64_t>(slot(key, ValueType::int32).value));
+}
+
+int64_t Config::get_int64(std::string_view key) const {
+    return std::get<int64_t>(slot(key, ValueType::int64).value);
+}
+
+double Config::get_double(std::string_view key) const {
+    return std::get<double>(slot(key, ValueType::float64).value);
+}
+
+const std::string& Config::get_string(std::string_view key) const {
+    return std::get<std::string>(slot(key, ValueType::string, ValueType::choice).value);
+}
+
+const std::vector<int32_t>& Config::get_int_list(std::string_view key) const {
+    return std::get<std::vector<int32_t>>(slot(key, ValueType::int_list).value);
+}
+
+const std::vector<std::string>& Config::get_string_list(std::string_view key) const {
+    return std::get<std::vector<std::string>>(slot(key, ValueType::string_list).value);
+}
+
+const std::vector<std::string>& Config::get_goals() const {
+    return std::get<std::vector<std::string>>(
+        slot("autobalancer.controller.goals", ValueType::goal_list).value);
+}
+
+std::string Config::value_text(std::string_view key) const {
+    const std::size_t index = index_of(key);
+    return format_value(config_keys()[index], _slots[index].value);
+}
+
+const std::string& Config::origin(std::string_view key) const {
+    return _slots[index_of(key)].origin;
+}
+
+std::vector<std::pair<std::string, std::string>> Config::entries() const {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (std::size_t i = 0; i < config_keys().size(); ++i) {
+        const KeySpec& spec = config_keys()[i];
+        out.emplace_back(std::string(spec.key), format_value(spec, _slots[i].value));
+    }
+    return out;
+}
+
+std::string Config::to_properties_text() const {
+    std::string out;
+    for (const auto& [key, value] : entries()) out += key + "=" + escape(value) + "\n";
+    return out;
+}
+
+}  // namespace ballast::events

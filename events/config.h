@@ -1,0 +1,134 @@
+#pragma once
+
+/// The configuration registry and parser. Every key Ballast understands is
+/// listed once, in `config_keys()`, with its type, default, bounds and a line
+/// of documentation; nothing else in Ballast invents keys. A `Config` holds a
+/// validated, parsed value for every key plus where that value came from, so
+/// that `ballast config` can show the effective configuration and its origins.
+///
+/// Values reach a `Config` from three places, later ones overriding earlier
+/// ones: the defaults, Java-style .properties files (`load_properties_file`)
+/// and `--set key=value` flags (`apply_override`). Ballast accepts AutoMQ's
+/// `autobalancer.controller.*` names so operators can reuse their settings.
+///
+/// Bad input is an `Error` naming the key, the value and what was expected
+/// (and the file and line when it came from a file). Asking a `Config` for a
+/// key that does not exist, or with the wrong getter, is a programming error
+/// and asserts.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "events/result.h"
+
+namespace ballast::events {
+
+enum class ValueType {
+    boolean,      // true / false, case-insensitive
+    int32,        // decimal, bounded by KeySpec::min_int / max_int
+    int64,        // decimal, bounded by KeySpec::min_int / max_int
+    float64,      // finite, bounded by KeySpec::min_double / max_double
+    string,       // any text; KeySpec::allow_empty says whether "" is accepted
+    int_list,     // comma-separated int32s, each within min_int / max_int
+    string_list,  // comma-separated, non-empty elements
+    choice,       // one of KeySpec::choices, case-insensitive
+    goal_list,    // comma-separated goal names from known_goals(), no duplicates
+};
+
+/// "boolean", "int32", ...: for `ballast config --describe` and messages.
+const char* value_type_name(ValueType type);
+
+struct KeySpec {
+    std::string_view key;
+    ValueType type;
+    std::string_view default_value;  // parsed like user input; already canonical
+    std::string_view description;
+    int64_t min_int = 0;  // int32, int64: the value; int_list: each element (inclusive)
+    int64_t max_int = 0;
+    double min_double = 0;  // float64 (inclusive)
+    double max_double = 0;
+    bool allow_empty = true;                     // string only
+    std::vector<std::string_view> choices = {};  // choice only: canonical (lowercase) words
+};
+
+/// Every known key, AutoMQ-compatible keys first, then Ballast's own. The order
+/// is stable: `ballast config` prints in it and `Config::entries()` follows it.
+const std::vector<KeySpec>& config_keys();
+
+/// The spec of `key`, or nullptr when no such key exists.
+const KeySpec* find_key(std::string_view key);
+
+/// The short goal names accepted by `autobalancer.controller.goals`.
+const std::vector<std::string_view>& known_goals();
+
+/// AutoMQ names goals by class; `<prefix><ShortName>` is accepted as ShortName.
+inline constexpr std::string_view automq_goal_prefix = "kafka.autobalancer.goals.";
+
+class Config {
+public:
+    /// Every key at its default value, with origin "default".
+    static Config defaults();
+
+    /// Sets `key` from user text. On error the config is unchanged.
+    Status set(std::string_view key, std::string_view value, std::string_view origin = "--set");
+
+    /// Applies a `--set` flag, "key=value"; the value may itself contain '='.
+    /// Whitespace around key and value is dropped, as in a .properties file.
+    Status apply_override(std::string_view assignment);
+
+    /// Applies the assignments of a .properties text; `origin` (the file name)
+    /// prefixes error messages and origins as "origin:line". All or nothing:
+    /// on error the config is unchanged.
+    Status load_properties_text(std::string_view text, std::string_view origin);
+    Status load_properties_file(const std::string& path);
+
+    bool get_bool(std::string_view key) const;
+    int32_t get_int32(std::string_view key) const;
+    int64_t get_int64(std::string_view key) const;
+    double get_double(std::string_view key) const;
+    const std::string& get_string(std::string_view key) const;  // string and choice
+    const std::vector<int32_t>& get_int_list(std::string_view key) const;
+    const std::vector<std::string>& get_string_list(std::string_view key) const;
+    /// `autobalancer.controller.goals` as short names, highest priority first.
+    const std::vector<std::string>& get_goals() const;
+
+    /// Canonical text of the effective value: `set(key, value_text(key))` leaves
+    /// the value unchanged. Lists are comma-joined without spaces.
+    std::string value_text(std::string_view key) const;
+    /// "default", "<file>:<line>" or "--set".
+    const std::string& origin(std::string_view key) const;
+    /// (key, value_text) for every key, in config_keys() order.
+    std::vector<std::pair<std::string, std::string>> entries() const;
+    /// The effective config as a .properties text that loads back to the same
+    /// values: one escaped `key=value` line per key, in config_keys() order.
+    std::string to_properties_text() const;
+
+private:
+    // int32 keys are held as int64_t (their bounds keep them within int32);
+    // choice as its string, goal_list as its vector of short names.
+    using Value = std::variant<bool, int64_t, double, std::string, std::vector<int32_t>,
+                               std::vector<std::string>>;
+    struct Slot {
+        Value value;
+        std::string origin;
+    };
+
+    Config() = default;
+    /// Parses and validates user text for `spec`; the error names key and value.
+    static Result<Value> parse_value(const KeySpec& spec, std::string_view text);
+    static std::string format_value(const KeySpec& spec, const Value& value);
+    /// Index of `key` in config_keys() and _slots; asserts that the key exists.
+    static std::size_t index_of(std::string_view key);
+    /// The slot of `key`, asserting that its type is one the getter serves.
+    const Slot& slot(std::string_view key, ValueType type, ValueType also) const;
+    const Slot& slot(std::string_view key, ValueType type) const { return slot(key, type, type); }
+
+    std::vector<Slot> _slots;  // parallel to config_keys()
+};
+
+}  // namespace ballast::events

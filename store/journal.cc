@@ -1,0 +1,419 @@
+#include "store/journal.h"
+
+#include <cassert>
+#include <filesystem>
+
+#include <rocksdb/db.h>
+#include <rocksdb/options.h>
+#include <rocksdb/write_batch.h>
+
+#include "store/journal_record.h"
+
+namespace ballast::store {
+
+using events::make_error;
+
+namespace {
+
+constexpr const char* snapshots_cf_name = "snapshots";
+
+Error rocks_error(const std::string& what, const rocksdb::Status& status) {
+    const ErrorCode code = status.IsCorruption() ? ErrorCode::corruption
+                           : status.IsNotFound() ? ErrorCode::not_found
+                                                 : ErrorCode::io_error;
+    return make_error(code, what + ": " + status.ToString());
+}
+
+rocksdb::Options db_options(const JournalOptions& options) {
+    rocksdb::Options o;
+    o.create_if_missing = options.create_if_missing;
+    o.create_missing_column_families = true;
+    // A torn write at the end of the WAL (a crash mid-append) is dropped and
+    // everything before it kept. Appends are atomic WriteBatches, so this
+    // drops whole unacknowledged batches, never part of one.
+    o.wal_recovery_mode = rocksdb::WALRecoveryMode::kPointInTimeRecovery;
+    o.max_background_jobs = 2;
+    o.keep_log_file_num = 3;
+    o.max_log_file_size = 8 << 20;
+    return o;
+}
+
+}  // namespace
+
+Journal::Journal(std::string path, JournalOptions options)
+    : _path(std::move(path)), _options(options) {}
+
+Journal::~Journal() {
+    if (_db) {
+        for (rocksdb::ColumnFamilyHandle* handle : _handles) {
+            _db->DestroyColumnFamilyHandle(handle);
+        }
+        _db->Close();
+    }
+}
+
+Result<std::unique_ptr<Journal>> Journal::open(const std::string& path,
+                                               const JournalOptions& options) {
+    if (path.empty()) return make_error(ErrorCode::invalid_argument, "journal path is empty");
+    std::error_code ec;
+    const bool exists = std::filesystem::exists(std::filesystem::path(path) / "CURRENT", ec);
+    if (!exists && (options.read_only || !options.create_if_missing)) {
+        return make_error(ErrorCode::not_found, "no journal at " + path);
+    }
+    if (!exists) {
+        std::filesystem::create_directories(path, ec);
+        if (ec) {
+            return make_error(ErrorCode::io_error,
+                              "cannot create journal directory " + path + ": " + ec.message());
+        }
+    }
+
+    std::unique_ptr<Journal> journal(new Journal(path, options));
+    const rocksdb::Options o = db_options(options);
+    const std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+        {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(o)},
+        {snapshots_cf_name, rocksdb::ColumnFamilyOptions(o)},
+    };
+    rocksdb::DB* db = nullptr;
+    const rocksdb::Status status =
+        options.read_only
+            ? rocksdb::DB::OpenForReadOnly(rocksdb::DBOptions(o), path, families,
+                                           &journal->_handles, &db)
+            : rocksdb::DB::Open(rocksdb::DBOptions(o), path, families, &journal->_handles, &db);
+    if (!status.ok()) return rocks_error("cannot open journal " + path, status);
+    journal->_db.reset(db);
+    journal->_events_cf = journal->_handles[0];
+    journal->_snapshots_cf = journal->_handles[1];
+
+    if (Status recovered = journal->recover(); !recovered) return recovered.error();
+    return journal;
+}
+
+/// Recovery: find the bounds, check the invariants that span records, and
+/// verify every record after the newest snapshot (the ones a restart replays).
+/// Records before the snapshot are verified whenever they are read.
+Status Journal::recover() {
+    const std::string journal_name = "journal " + _path;
+    uint64_t first = 0;
+    uint64_t last = 0;
+    {
+        std::unique_ptr<rocksdb::Iterator> it(_db->NewIterator(rocksdb::ReadOptions(), _events_cf));
+        it->SeekToFirst();
+        if (it->Valid()) {
+            if (!decode_key(it->key().ToStringView(), &first)) {
+                return make_error(ErrorCode::corruption,
+                                  journal_name + ": first key is not an 8-byte sequence number");
+            }
+            it->SeekToLast();
+            if (!it->Valid() || !decode_key(it->key().ToStringView(), &last)) {
+                return make_error(ErrorCode::corruption,
+                                  journal_name + ": last key is not an 8-byte sequence number");
+            }
+        }
+        if (!it->status().ok()) return rocks_error(journal_name, it->status());
+    }
+
+    Result<std::optional<Snapshot>> snapshot = newest_snapshot();
+    if (!snapshot) return snapshot.error();
+    const uint64_t snapshot_seq = snapshot.value() ? snapshot.value()->seq : 0;
+
+    if (last == 0) {
+        // No events: a fresh journal, or one whose events were all truncated
+        // away. Numbering continues after the newest snapshot, so a seq is
+        // never reused for different state.
+        _first_seq.store(snapshot_seq + 1, std::memory_order_release);
+        _last_seq.store(snapshot_seq, std::memory_order_release);
+        return {};
+    }
+    if (first > 1 && snapshot_seq + 1 < first) {
+        return make_error(ErrorCode::corruption,
+                          journal_name + ": events start at seq " + std::to_string(first) +
+                              " but no snapshot covers seq " + std::to_string(first - 1) +
+                              " (newest snapshot: " +
+                              (snapshot_seq ? std::to_string(snapshot_seq) : "none") + ")");
+    }
+    if (snapshot_seq > last) {
+        return make_error(ErrorCode::corruption,
+                          journal_name + ": snapshot at seq " + std::to_string(snapshot_seq) +
+                              " is newer than the last event, seq " + std::to_string(last));
+    }
+    if (_options.verify_tail) {
+        const uint64_t tail_from = std::max(first, snapshot_seq + 1);
+        if (tail_from <= last) {
+            if (Status verified = verify_range(tail_from, last); !verified) {
+                const std::string hint =
+                    " (nothing from there on is used; `ballast log repair --truncate-after SEQ`"
+                    " with SEQ before the bad record drops it and everything after)";
+                return make_error(verified.error().code, verified.error().message + hint);
+            }
+        }
+    }
+    _first_seq.store(first, std::memory_order_release);
+    _last_seq.store(last, std::memory_order_release);
+    return {};
+}
+
+Status Journal::verify_range(uint64_t from, uint64_t to) const {
+    assert(from <= to);
+    uint64_t expected = from;
+    Status status;
+    // scan() clamps to [_first_seq, _last_seq], which recover() has not set
+    // yet, so walk directly here.
+    rocksdb::ReadOptions read_options;
+    read_options.fill_cache = false;
+    read_options.readahead_size = 2 << 20;
+    std::unique_ptr<rocksdb::Iterator> it(_db->NewIterator(read_options, _events_cf));
+    std::vector<uint64_t> aligned;
+    for (it->Seek(key_string(from)); it->Valid() && expected <= to; it->Next()) {
+        uint64_t seq = 0;
+        if (!decode_key(it->key().ToStringView(), &seq)) {
+            return make_error(ErrorCode::corruption, "journal record after seq " +
+                                                         std::to_string(expected - 1) +
+                                                         ": key is not an 8-byte sequence number");
+        }
+        if (seq != expected) {
+            return make_error(ErrorCode::corruption, "journal record seq " +
+                                                         std::to_string(expected) +
+                                                         ": missing (next present is seq " +
+                                                         std::to_string(seq) + ")");
+        }
+        std::span<const uint8_t> bytes;
+        status = check_event_record(seq, it->value().ToStringView(), &aligned, &bytes);
+        if (!status) return status;
+        expected++;
+    }
+    if (!it->status().ok()) {
+        return rocks_error("journal record seq " + std::to_string(expected), it->status());
+    }
+    if (expected <= to) {
+        return make_error(ErrorCode::corruption,
+                          "journal record seq " + std::to_string(expected) + ": missing");
+    }
+    return {};
+}
+
+Result<uint64_t> Journal::append(std::span<events::Event> batch) {
+    if (_options.read_only) {
+        return make_error(ErrorCode::conflict, "journal " + _path + " is open read-only");
+    }
+    const uint64_t last = last_seq();
+    if (batch.empty()) return last;
+
+    rocksdb::WriteBatch write_batch;
+    char key[key_size];
+    uint64_t seq = last;
+    for (events::Event& event : batch) {
+        seq++;
+        event.seq = seq;
+        encode_record(_encoder.encode(event), &_value_scratch);
+        encode_key(seq, key);
+        write_batch.Put(_events_cf, rocksdb::Slice(key, key_size), _value_scratch);
+    }
+    rocksdb::WriteOptions write_options;
+    write_options.sync = _options.sync;
+    const rocksdb::Status status = _db->Write(write_options, &write_batch);
+    if (!status.ok()) {
+        // The batch is atomic: nothing of it was written, and the numbers
+        // given out above are handed out again by the next append.
+        for (events::Event& event : batch) event.seq = 0;
+        return rocks_error("journal " + _path + ": append of seq " + std::to_string(last + 1) +
+                               ".." + std::to_string(seq),
+                           status);
+    }
+    _last_seq.store(seq, std::memory_order_release);
+    return seq;
+}
+
+Status Journal::scan(uint64_t from, uint64_t to, const RecordVisitor& visit) const {
+    from = std::max(from, first_seq());
+    to = std::min(to, last_seq());
+    if (from > to) return {};
+
+    rocksdb::ReadOptions read_options;
+    read_options.fill_cache = false;  // a scan reads each record once
+    read_options.readahead_size = 2 << 20;
+    const std::string upper = key_string(to + 1);
+    const rocksdb::Slice upper_slice(upper);
+    if (to != UINT64_MAX) read_options.iterate_upper_bound = &upper_slice;
+    std::unique_ptr<rocksdb::Iterator> it(_db->NewIterator(read_options, _events_cf));
+
+    std::vector<uint64_t> aligned;
+    uint64_t expected = from;
+    for (it->Seek(key_string(from)); it->Valid(); it->Next()) {
+        uint64_t seq = 0;
+        if (!decode_key(it->key().ToStringView(), &seq) || seq != expected) {
+            return make_error(ErrorCode::corruption,
+                              "journal record seq " + std::to_string(expected) + ": missing");
+        }
+        std::span<const uint8_t> bytes;
+        if (Status status = check_event_record(seq, it->value().ToStringView(), &aligned, &bytes);
+            !status) {
+            return status;
+        }
+        if (!visit(seq, bytes)) return {};
+        expected++;
+    }
+    if (!it->status().ok()) {
+        return rocks_error("journal record seq " + std::to_string(expected), it->status());
+    }
+    if (expected <= to) {
+        return make_error(ErrorCode::corruption,
+                          "journal record seq " + std::to_string(expected) + ": missing");
+    }
+    return {};
+}
+
+Result<std::vector<events::Event>> Journal::read(uint64_t from, uint64_t to) const {
+    std::vector<events::Event> out;
+    Status status = scan(from, to, [&](uint64_t, std::span<const uint8_t> bytes) {
+        out.push_back(events::from_flatbuffer(events::view(bytes)));
+        return true;
+    });
+    if (!status) return status.error();
+    return out;
+}
+
+Result<events::Event> Journal::read_one(uint64_t seq) const {
+    Result<std::vector<events::Event>> events = read(seq, seq);
+    if (!events) return events.error();
+    if (events->empty()) {
+        return make_error(ErrorCode::not_found, "journal " + _path + " has no seq " +
+                                                    std::to_string(seq) + " (it holds " +
+                                                    std::to_string(first_seq()) + ".." +
+                                                    std::to_string(last_seq()) + ")");
+    }
+    return std::move(events->front());
+}
+
+// ---------------------------------------------------------------- snapshots
+
+Status Journal::write_snapshot(uint64_t seq, std::span<const uint8_t> bytes) {
+    if (_options.read_only) {
+        return make_error(ErrorCode::conflict, "journal " + _path + " is open read-only");
+    }
+    const uint64_t first = first_seq();
+    const uint64_t last = last_seq();
+    if (seq == 0 || seq > last || seq + 1 < first) {
+        return make_error(ErrorCode::invalid_argument,
+                          "snapshot seq " + std::to_string(seq) + " is outside the journal (" +
+                              std::to_string(first) + ".." + std::to_string(last) + ")");
+    }
+    std::string value;
+    encode_record(bytes, &value);
+    rocksdb::WriteOptions write_options;
+    write_options.sync = _options.sync;
+    const rocksdb::Status status = _db->Put(write_options, _snapshots_cf, key_string(seq), value);
+    if (!status.ok()) return rocks_error("snapshot seq " + std::to_string(seq), status);
+    return {};
+}
+
+Result<std::optional<Snapshot>> Journal::newest_snapshot() const {
+    std::unique_ptr<rocksdb::Iterator> it(_db->NewIterator(rocksdb::ReadOptions(), _snapshots_cf));
+    it->SeekToLast();
+    if (!it->status().ok()) return rocks_error("journal " + _path + " snapshots", it->status());
+    if (!it->Valid()) return std::optional<Snapshot>();
+    uint64_t seq = 0;
+    if (!decode_key(it->key().ToStringView(), &seq)) {
+        return make_error(ErrorCode::corruption,
+                          "journal " + _path + ": a snapshot key is not an 8-byte sequence number");
+    }
+    std::span<const uint8_t> payload;
+    if (Status status =
+            check_record("snapshot seq " + std::to_string(seq), it->value().ToStringView(), &payload);
+        !status) {
+        return status.error();
+    }
+    return std::optional<Snapshot>(
+        Snapshot{seq, std::string(reinterpret_cast<const char*>(payload.data()), payload.size())});
+}
+
+Result<std::vector<uint64_t>> Journal::snapshot_seqs() const {
+    std::vector<uint64_t> seqs;
+    std::unique_ptr<rocksdb::Iterator> it(_db->NewIterator(rocksdb::ReadOptions(), _snapshots_cf));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+        uint64_t seq = 0;
+        if (!decode_key(it->key().ToStringView(), &seq)) {
+            return make_error(ErrorCode::corruption, "journal " + _path +
+                                                         ": a snapshot key is not an 8-byte "
+                                                         "sequence number");
+        }
+        seqs.push_back(seq);
+    }
+    if (!it->status().ok()) return rocks_error("journal " + _path + " snapshots", it->status());
+    return seqs;
+}
+
+Result<Snapshot> Journal::read_snapshot(uint64_t seq) const {
+    std::string value;
+    const rocksdb::Status status =
+        _db->Get(rocksdb::ReadOptions(), _snapshots_cf, key_string(seq), &value);
+    if (status.IsNotFound()) {
+        return make_error(ErrorCode::not_found, "no snapshot at seq " + std::to_string(seq));
+    }
+    if (!status.ok()) return rocks_error("snapshot seq " + std::to_string(seq), status);
+    std::span<const uint8_t> payload;
+    if (Status checked = check_record("snapshot seq " + std::to_string(seq), value, &payload);
+        !checked) {
+        return checked.error();
+    }
+    return Snapshot{seq, std::string(reinterpret_cast<const char*>(payload.data()), payload.size())};
+}
+
+// ---------------------------------------------------------------- maintenance
+
+Result<uint64_t> Journal::truncate_after(const std::string& path, uint64_t seq) {
+    std::error_code ec;
+    if (!std::filesystem::exists(std::filesystem::path(path) / "CURRENT", ec)) {
+        return make_error(ErrorCode::not_found, "no journal at " + path);
+    }
+    // Open without recovery checks: the journal may be failing them, and
+    // this is the way out. Nothing here reads a record.
+    JournalOptions options;
+    options.verify_tail = false;
+    options.create_if_missing = false;
+    std::unique_ptr<Journal> journal(new Journal(path, options));
+    const rocksdb::Options o = db_options(options);
+    const std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+        {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(o)},
+        {snapshots_cf_name, rocksdb::ColumnFamilyOptions(o)},
+    };
+    rocksdb::DB* db = nullptr;
+    rocksdb::Status status =
+        rocksdb::DB::Open(rocksdb::DBOptions(o), path, families, &journal->_handles, &db);
+    if (!status.ok()) return rocks_error("cannot open journal " + path, status);
+    journal->_db.reset(db);
+    journal->_events_cf = journal->_handles[0];
+    journal->_snapshots_cf = journal->_handles[1];
+
+    // Count what goes, by keys only.
+    uint64_t deleted = 0;
+    {
+        std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions(),
+                                                              journal->_events_cf));
+        for (it->Seek(key_string(seq + 1)); it->Valid(); it->Next()) deleted++;
+    }
+    if (seq == UINT64_MAX) return deleted;
+    const std::string begin = key_string(seq + 1);
+    const std::string end(key_size, '\xff');
+    rocksdb::WriteBatch batch;
+    batch.DeleteRange(journal->_events_cf, begin, end);
+    batch.Delete(journal->_events_cf, end);  // DeleteRange's end is exclusive
+    batch.DeleteRange(journal->_snapshots_cf, begin, end);
+    batch.Delete(journal->_snapshots_cf, end);
+    rocksdb::WriteOptions write_options;
+    write_options.sync = true;
+    status = db->Write(write_options, &batch);
+    if (!status.ok()) return rocks_error("truncate journal " + path, status);
+    return deleted;
+}
+
+uint64_t Journal::disk_size_bytes() const {
+    uint64_t total = 0;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(_path, ec)) {
+        if (entry.is_regular_file(ec)) total += entry.file_size(ec);
+    }
+    return total;
+}
+
+}  // namespace ballast::store

@@ -1,0 +1,179 @@
+#pragma once
+
+/// The journal: Ballast's source of truth. Every event is appended here, with
+/// the next sequence number, before anyone acts on it; the engine's state can
+/// always be rebuilt from the newest snapshot plus the events after it.
+///
+/// Layout in RocksDB (one database per journal directory):
+///   column family "default":   key = seq as 8 big-endian bytes,
+///                              value = record (see journal_record.h)
+///   column family "snapshots": key = seq as 8 big-endian bytes,
+///                              value = record framing of opaque engine state
+/// Big-endian keys sort in sequence order, so a range read is one iterator
+/// walk and the newest snapshot is the last key of its family.
+///
+/// Invariants (checked on open, kept by every write):
+///   - sequence numbers are dense: every seq in [first_seq, last_seq] exists;
+///   - a journal that does not start at seq 1 has a snapshot at seq >= first_seq - 1,
+///     so nothing that was deleted is needed to rebuild state;
+///   - every record read passes its CRC32C, the flatbuffers verifier, and
+///     carries the seq of its key.
+///
+/// One writer at a time (RocksDB's directory lock enforces it across
+/// processes); any number of concurrent readers.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "events/event.h"
+#include "events/result.h"
+
+namespace rocksdb {
+class DB;
+class ColumnFamilyHandle;
+}  // namespace rocksdb
+
+namespace ballast::store {
+
+using events::Error;
+using events::ErrorCode;
+using events::Result;
+using events::Status;
+
+struct JournalOptions {
+    /// true: an append returns after its WriteBatch is fsynced (the
+    /// `ballast.journal.sync` setting). false: after the OS has the bytes; a
+    /// process crash loses nothing, a machine crash may lose the last appends.
+    bool sync = true;
+    /// Create the directory and database when missing.
+    bool create_if_missing = true;
+    /// Open without taking the writer's lock, for inspection while another
+    /// process writes (`ballast log show`): no appends, no recovery writes,
+    /// and the view is the journal as of open.
+    bool read_only = false;
+    /// Verify the tail on open: every record after the newest snapshot (the
+    /// ones recovery replays). A failure stops the open with an error that
+    /// names the sequence number.
+    bool verify_tail = true;
+};
+
+struct Snapshot {
+    uint64_t seq = 0;  // the state includes every event up to and including seq
+    std::string bytes;
+};
+
+/// What one call to `apply_retention` removed.
+struct RetentionReport {
+    uint64_t events_deleted = 0;
+    uint64_t snapshots_deleted = 0;
+    uint64_t first_seq_after = 0;  // first retained seq (0 if the journal is empty)
+};
+
+/// What an export or import moved.
+struct TransferReport {
+    uint64_t events = 0;
+    uint64_t snapshots = 0;
+    uint64_t first_seq = 0;  // of the events; 0 when there were none
+    uint64_t last_seq = 0;
+    uint64_t file_bytes = 0;
+};
+
+/// Called for each record of a scan with its seq and verified event bytes
+/// (valid only during the call). Return false to stop early.
+using RecordVisitor = std::function<bool(uint64_t seq, std::span<const uint8_t> event_bytes)>;
+
+class Journal {
+public:
+    /// Opens (or creates) the journal at `path`, finds first and last seq and
+    /// the newest snapshot, and verifies the tail (see JournalOptions).
+    static Result<std::unique_ptr<Journal>> open(const std::string& path,
+                                                 const JournalOptions& options);
+
+    /// `ballast log repair --truncate-after SEQ`: deletes every event after
+    /// `seq` and every snapshot taken after it, without reading them (so it
+    /// works on a journal that fails recovery). Returns how many events went.
+    static Result<uint64_t> truncate_after(const std::string& path, uint64_t seq);
+
+    ~Journal();
+    Journal(const Journal&) = delete;
+    Journal& operator=(const Journal&) = delete;
+
+    /// Appends `batch` as one atomic WriteBatch (group commit): assigns each
+    /// event the next sequence number (written back into the event), and
+    /// returns the last one once the batch is durable per the sync mode.
+    /// An empty batch is a no-op that returns last_seq().
+    Result<uint64_t> append(std::span<events::Event> batch);
+
+    /// The journal holds [first_seq, last_seq]; it is empty when
+    /// first_seq == last_seq + 1 (a fresh journal: 1 and 0). The next append
+    /// gets last_seq + 1.
+    uint64_t first_seq() const { return _first_seq.load(std::memory_order_acquire); }
+    uint64_t last_seq() const { return _last_seq.load(std::memory_order_acquire); }
+    uint64_t event_count() const { return last_seq() + 1 - first_seq(); }
+
+    /// Walks [from, to] (clamped to what exists) in order; every record is
+    /// checked (CRC32C, verifier, seq, density) before the visitor sees it.
+    /// The first bad record stops the walk with an error naming its seq.
+    Status scan(uint64_t from, uint64_t to, const RecordVisitor& visit) const;
+
+    /// scan + decode into typed events.
+    Result<std::vector<events::Event>> read(uint64_t from, uint64_t to) const;
+    Result<events::Event> read_one(uint64_t seq) const;
+
+    /// Stores opaque engine state as of `seq` (first_seq - 1 <= seq <= last_seq).
+    Status write_snapshot(uint64_t seq, std::span<const uint8_t> bytes);
+    /// The newest snapshot, checked; nullopt when there is none.
+    Result<std::optional<Snapshot>> newest_snapshot() const;
+    /// Sequence numbers of all stored snapshots, oldest first.
+    Result<std::vector<uint64_t>> snapshot_seqs() const;
+    /// One snapshot by seq, checked.
+    Result<Snapshot> read_snapshot(uint64_t seq) const;
+
+    /// Deletes events that are both older than `retention_ms` before `now_ms`
+    /// and covered by a snapshot, and the snapshots that only those events
+    /// needed. See the rule in journal_retention.cc.
+    Result<RetentionReport> apply_retention(int64_t now_ms, int64_t retention_ms);
+
+    /// `ballast log export FILE`: every snapshot, then every event, as
+    /// checked frames in a portable file (format in journal_export.cc).
+    /// Exporting the same journal twice gives the same bytes.
+    Result<TransferReport> export_to(const std::string& file_path) const;
+
+    /// `ballast log import FILE`: checks every frame of the file first, then
+    /// writes it into the journal at `journal_path`, which must hold nothing.
+    /// export -> import -> export gives a byte-identical file.
+    static Result<TransferReport> import_from(const std::string& file_path,
+                                              const std::string& journal_path,
+                                              const JournalOptions& options);
+
+    /// Bytes the journal's files take on disk.
+    uint64_t disk_size_bytes() const;
+
+    const std::string& path() const { return _path; }
+    const JournalOptions& options() const { return _options; }
+
+private:
+    Journal(std::string path, JournalOptions options);
+
+    Status recover();
+    Status verify_range(uint64_t from, uint64_t to) const;
+
+    std::string _path;
+    JournalOptions _options;
+    std::unique_ptr<rocksdb::DB> _db;
+    rocksdb::ColumnFamilyHandle* _events_cf = nullptr;    // owned by _db
+    rocksdb::ColumnFamilyHandle* _snapshots_cf = nullptr;  // owned by _db
+    std::vector<rocksdb::ColumnFamilyHandle*> _handles;
+    std::atomic<uint64_t> _first_seq{1};
+    std::atomic<uint64_t> _last_seq{0};
+    events::Encoder _encoder;  // the writer's; reused across appends
+    std::string _value_scratch;
+};
+
+}  // namespace ballast::store

@@ -1,0 +1,72 @@
+#include "store/journal_record.h"
+
+#include <cstdio>
+
+#include "events/event.h"
+#include "store/crc32c.h"
+
+namespace ballast::store {
+
+using events::ErrorCode;
+using events::make_error;
+using events::Status;
+
+namespace {
+std::string hex32(uint32_t v) {
+    char text[16];
+    std::snprintf(text, sizeof text, "0x%08x", v);
+    return text;
+}
+}  // namespace
+
+void encode_record(std::span<const uint8_t> payload, std::string* out) {
+    out->clear();
+    out->reserve(record_header_size + payload.size());
+    put_u32_le(out, crc32c(payload));
+    out->append(reinterpret_cast<const char*>(payload.data()), payload.size());
+}
+
+Status check_record(std::string_view what, std::string_view value,
+                    std::span<const uint8_t>* payload) {
+    if (value.size() < record_header_size) {
+        return make_error(ErrorCode::corruption, std::string(what) + ": record of " +
+                                                     std::to_string(value.size()) +
+                                                     " bytes is shorter than its header");
+    }
+    const uint32_t stored = get_u32_le(value.data());
+    const auto* data = reinterpret_cast<const uint8_t*>(value.data()) + record_header_size;
+    const size_t size = value.size() - record_header_size;
+    const uint32_t computed = crc32c(data, size);
+    if (stored != computed) {
+        return make_error(ErrorCode::corruption, std::string(what) + ": CRC32C mismatch (stored " +
+                                                     hex32(stored) + ", computed " +
+                                                     hex32(computed) + " over " +
+                                                     std::to_string(size) + " bytes)");
+    }
+    *payload = {data, size};
+    return {};
+}
+
+Status check_event_record(uint64_t seq, std::string_view value, std::vector<uint64_t>* aligned,
+                          std::span<const uint8_t>* event_bytes) {
+    const std::string what = "journal record seq " + std::to_string(seq);
+    std::span<const uint8_t> payload;
+    if (Status status = check_record(what, value, &payload); !status) return status;
+
+    aligned->resize((payload.size() + 7) / 8);
+    std::memcpy(aligned->data(), payload.data(), payload.size());
+    const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(aligned->data()),
+                                         payload.size());
+    if (Status status = events::verify(bytes); !status) {
+        return make_error(ErrorCode::corruption, what + ": " + status.error().message);
+    }
+    const uint64_t inside = events::header(events::view(bytes)).seq;
+    if (inside != seq) {
+        return make_error(ErrorCode::corruption,
+                          what + ": event carries seq " + std::to_string(inside));
+    }
+    *event_bytes = bytes;
+    return {};
+}
+
+}  // namespace ballast::store

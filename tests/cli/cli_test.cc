@@ -1,0 +1,233 @@
+/// The `ballast` command end to end, as an operator runs it: real binary,
+/// real journal directories, output and exit codes checked. The binary comes
+/// from $BALLAST_BIN (meson sets it).
+
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "tests/support/raw_journal.h"
+#include "tests/support/temp_dir.h"
+
+namespace ballast::tools {
+namespace {
+
+using testing::TempDir;
+
+struct Outcome {
+    int exit_code = -1;
+    std::string out;  // stdout and stderr together
+};
+
+/// Runs `ballast ARGS` through the shell, capturing both streams.
+Outcome ballast(const std::string& args) {
+    const char* bin = std::getenv("BALLAST_BIN");
+    EXPECT_NE(bin, nullptr) << "set BALLAST_BIN to the ballast binary";
+    Outcome run;
+    if (!bin) return run;
+    const std::string command = std::string(bin) + " " + args + " 2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    char buffer[4096];
+    size_t n = 0;
+    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) run.out.append(buffer, n);
+    const int status = pclose(pipe);
+    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return run;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void write_file(const std::string& path, const std::string& text) {
+    std::ofstream(path) << text;
+}
+
+const char* three_events =
+    R"({"type":"broker_registered","time_ms":1000,"source":"simulator","broker_id":1,"rack":"rack-a"})"
+    "\n"
+    R"({"type":"broker_fenced","time_ms":2000,"source":"kafka_metadata","broker_id":1})"
+    "\n"
+    R"({"type":"tick","time_ms":3000,"source":"clock","now_ms":3000})"
+    "\n";
+
+TEST(Cli, VersionAndHelp) {
+    Outcome version = ballast("--version");
+    EXPECT_EQ(version.exit_code, 0);
+    EXPECT_TRUE(contains(version.out, "ballast 0.")) << version.out;
+    for (const char* command : {"--help", "log --help", "log show --help", "config --help",
+                                "log repair --help", "log export --help"}) {
+        Outcome help = ballast(command);
+        EXPECT_EQ(help.exit_code, 0) << command;
+        EXPECT_TRUE(contains(help.out, "Usage:")) << command << ": " << help.out;
+    }
+}
+
+TEST(Cli, UnknownSubcommandsAndFlagsAreRefused) {
+    Outcome unknown = ballast("frobnicate");
+    EXPECT_NE(unknown.exit_code, 0);
+    EXPECT_TRUE(contains(unknown.out, "frobnicate")) << unknown.out;
+    Outcome flag = ballast("log show --frobnicate");
+    EXPECT_NE(flag.exit_code, 0);
+    EXPECT_TRUE(contains(flag.out, "--frobnicate")) << flag.out;
+}
+
+TEST(Cli, ConfigShowsDefaultsOverridesAndOrigins) {
+    TempDir dir;
+    write_file(dir / "ballast.properties",
+               "# a comment\nballast.partition.cooldown.ms = 30000\n");
+    Outcome run = ballast("--config " + (dir / "ballast.properties") +
+                      " --set autobalancer.controller.execution.concurrency=7 config");
+    ASSERT_EQ(run.exit_code, 0) << run.out;
+    EXPECT_TRUE(contains(run.out, "ballast.partition.cooldown.ms=30000    # from " +
+                                      (dir / "ballast.properties") + ":2"))
+        << run.out;
+    EXPECT_TRUE(contains(run.out, "autobalancer.controller.execution.concurrency=7    # from --set"));
+    EXPECT_TRUE(contains(run.out, "ballast.journal.sync=true\n"));
+
+    Outcome defaults = ballast("config --defaults");
+    ASSERT_EQ(defaults.exit_code, 0);
+    EXPECT_TRUE(contains(defaults.out, "autobalancer.controller.anomaly.detect.interval.ms=60000"));
+    EXPECT_TRUE(contains(defaults.out, "ballast.partition.cooldown.ms=60000"));
+}
+
+TEST(Cli, ConfigErrorsNameTheKeyAndTheValue) {
+    Outcome unknown = ballast("--set ballast.jornal.sync=true config");
+    EXPECT_EQ(unknown.exit_code, 1);
+    EXPECT_TRUE(contains(unknown.out, "unknown config key 'ballast.jornal.sync' (did you mean "
+                                      "'ballast.journal.sync'?)"))
+        << unknown.out;
+    Outcome bad = ballast("--set ballast.journal.sync=maybe config");
+    EXPECT_EQ(bad.exit_code, 1);
+    EXPECT_TRUE(contains(bad.out, "'ballast.journal.sync': value 'maybe' is not a boolean"))
+        << bad.out;
+}
+
+TEST(Cli, AppendShowTailAndStats) {
+    TempDir dir;
+    write_file(dir / "events.jsonl", three_events);
+    const std::string journal = " --journal " + (dir / "j");
+    Outcome append = ballast("log append --input " + (dir / "events.jsonl") + journal);
+    ASSERT_EQ(append.exit_code, 0) << append.out;
+    EXPECT_TRUE(contains(append.out, "appended 3 events; the journal now ends at seq 3"));
+
+    Outcome show = ballast("log show" + journal);
+    ASSERT_EQ(show.exit_code, 0) << show.out;
+    EXPECT_TRUE(contains(show.out, "broker_registered")) << show.out;
+    EXPECT_TRUE(contains(show.out, "rack=rack-a")) << show.out;
+
+    Outcome json = ballast("log show --json --from 2 --to 2" + journal);
+    ASSERT_EQ(json.exit_code, 0);
+    EXPECT_EQ(json.out,
+              R"({"seq":2,"time_ms":2000,"source":"kafka_metadata","type":"broker_fenced","broker_id":1})"
+              "\n");
+
+    Outcome typed = ballast("log show --json --type tick" + journal);
+    EXPECT_EQ(typed.out, R"({"seq":3,"time_ms":3000,"source":"clock","type":"tick","now_ms":3000})"
+                         "\n");
+
+    Outcome tail = ballast("log tail -n 1 --json" + journal);
+    EXPECT_TRUE(contains(tail.out, R"("seq":3)"));
+    EXPECT_FALSE(contains(tail.out, R"("seq":2)"));
+
+    Outcome stats = ballast("log stats --json" + journal);
+    ASSERT_EQ(stats.exit_code, 0) << stats.out;
+    EXPECT_TRUE(contains(stats.out, R"("events":3)")) << stats.out;
+    EXPECT_TRUE(contains(stats.out, R"("by_type":{"broker_fenced":1,"broker_registered":1,"tick":1})"))
+        << stats.out;
+}
+
+TEST(Cli, AppendWithABadLineAppendsNothingAndNamesTheLine) {
+    TempDir dir;
+    write_file(dir / "events.jsonl",
+               std::string(three_events) + R"({"type":"broker_fenced","broker_id":"three"})" + "\n");
+    Outcome append =
+        ballast("log append --journal " + (dir / "j") + " --input " + (dir / "events.jsonl"));
+    EXPECT_EQ(append.exit_code, 1);
+    EXPECT_TRUE(contains(append.out, "events.jsonl:4: ")) << append.out;
+    EXPECT_TRUE(contains(append.out, "broker_id")) << append.out;
+    EXPECT_TRUE(contains(append.out, "nothing was appended")) << append.out;
+}
+
+TEST(Cli, UnknownEventTypeListsTheKnownOnes) {
+    TempDir dir;
+    write_file(dir / "events.jsonl", three_events);
+    ASSERT_EQ(ballast("log append --journal " + (dir / "j") + " --input " + (dir / "events.jsonl"))
+                  .exit_code,
+              0);
+    Outcome run = ballast("log show --type broker_died --journal " + (dir / "j"));
+    EXPECT_EQ(run.exit_code, 1);
+    EXPECT_TRUE(contains(run.out, "--type broker_died: no such event type (known: "
+                                  "broker_registered, "))
+        << run.out;
+}
+
+TEST(Cli, ACorruptJournalShowsUpToTheBadRecordThenRepairs) {
+    TempDir dir;
+    const std::string journal = " --journal " + (dir / "j");
+    write_file(dir / "events.jsonl", std::string(three_events) + three_events);
+    ASSERT_EQ(ballast("log append --input " + (dir / "events.jsonl") + journal).exit_code, 0);
+    {
+        testing::RawJournal raw(dir / "j");
+        ASSERT_TRUE(raw.ok()) << raw.status();
+        raw.mutate(4, [](std::string& v) { v[v.size() / 2] ^= 0x40; });
+    }
+    // Reading shows the good records and stops at the bad one, naming it.
+    Outcome show = ballast("log show --json" + journal);
+    EXPECT_EQ(show.exit_code, 1);
+    EXPECT_TRUE(contains(show.out, R"("seq":3)")) << show.out;
+    EXPECT_FALSE(contains(show.out, R"("seq":5)")) << show.out;
+    EXPECT_TRUE(contains(show.out, "journal record seq 4: CRC32C mismatch")) << show.out;
+
+    // Writing refuses: recovery checks the tail.
+    Outcome append = ballast("log append --input " + (dir / "events.jsonl") + journal);
+    EXPECT_EQ(append.exit_code, 1);
+    EXPECT_TRUE(contains(append.out, "journal record seq 4")) << append.out;
+    EXPECT_TRUE(contains(append.out, "ballast log repair --truncate-after")) << append.out;
+
+    Outcome repair = ballast("log repair --truncate-after 3" + journal);
+    ASSERT_EQ(repair.exit_code, 0) << repair.out;
+    EXPECT_TRUE(contains(repair.out, "deleted 3 events after seq 3")) << repair.out;
+    EXPECT_TRUE(contains(repair.out, "now holds seq 1..3 and opens cleanly")) << repair.out;
+    EXPECT_EQ(ballast("log append --input " + (dir / "events.jsonl") + journal).exit_code, 0);
+}
+
+TEST(Cli, ExportImportExportIsByteIdentical) {
+    TempDir dir;
+    write_file(dir / "events.jsonl", three_events);
+    ASSERT_EQ(ballast("log append --journal " + (dir / "a") + " --input " + (dir / "events.jsonl"))
+                  .exit_code,
+              0);
+    Outcome exported = ballast("log export " + (dir / "a.export") + " --journal " + (dir / "a"));
+    ASSERT_EQ(exported.exit_code, 0) << exported.out;
+    EXPECT_TRUE(contains(exported.out, "exported 3 events (seq 1..3)")) << exported.out;
+    Outcome imported = ballast("log import " + (dir / "a.export") + " --journal " + (dir / "b"));
+    ASSERT_EQ(imported.exit_code, 0) << imported.out;
+    ASSERT_EQ(ballast("log export " + (dir / "b.export") + " --journal " + (dir / "b")).exit_code, 0);
+    EXPECT_EQ(read_file(dir / "a.export"), read_file(dir / "b.export"));
+
+    Outcome again = ballast("log import " + (dir / "a.export") + " --journal " + (dir / "b"));
+    EXPECT_EQ(again.exit_code, 1);
+    EXPECT_TRUE(contains(again.out, "import needs an empty journal")) << again.out;
+}
+
+TEST(Cli, ReadingAMissingJournalNamesIt) {
+    TempDir dir;
+    Outcome run = ballast("log show --journal " + (dir / "nowhere"));
+    EXPECT_EQ(run.exit_code, 1);
+    EXPECT_TRUE(contains(run.out, "no journal at " + (dir / "nowhere"))) << run.out;
+}
+
+}  // namespace
+}  // namespace ballast::tools

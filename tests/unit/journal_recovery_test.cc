@@ -1,0 +1,231 @@
+/// Recovery: a damaged record stops the open with an error that names its
+/// sequence number and what failed; `truncate_after` is the way out; nothing
+/// after a bad record is used silently.
+
+#include <gtest/gtest.h>
+
+#include "events/event.h"
+#include "store/crc32c.h"
+#include "store/journal.h"
+#include "store/journal_record.h"
+#include "tests/support/raw_journal.h"
+#include "tests/support/sample_events.h"
+#include "tests/support/temp_dir.h"
+
+namespace ballast::store {
+namespace {
+
+using testing::RawJournal;
+using testing::sample_event_at;
+using testing::sample_events;
+using testing::TempDir;
+
+/// A closed journal of `count` events, with an optional snapshot.
+void make_journal(const std::string& path, uint64_t count, uint64_t snapshot_seq = 0) {
+    Result<std::unique_ptr<Journal>> journal = Journal::open(path, {});
+    ASSERT_TRUE(journal.ok()) << journal.error().to_string();
+    std::vector<events::Event> events = sample_events(1, count);
+    ASSERT_TRUE((*journal)->append(events).ok());
+    if (snapshot_seq) {
+        const std::string state = "state";
+        ASSERT_TRUE((*journal)
+                        ->write_snapshot(snapshot_seq, {reinterpret_cast<const uint8_t*>(state.data()),
+                                                        state.size()})
+                        .ok());
+    }
+}
+
+/// Opens and expects the named failure.
+void expect_open_fails(const std::string& path, const std::string& what) {
+    Result<std::unique_ptr<Journal>> journal = Journal::open(path, {});
+    ASSERT_FALSE(journal.ok()) << "opened a damaged journal";
+    EXPECT_EQ(journal.error().code, ErrorCode::corruption);
+    EXPECT_NE(journal.error().message.find(what), std::string::npos)
+        << "expected '" << what << "' in: " << journal.error().message;
+}
+
+void flip_bit(std::string& value, size_t byte, int bit) {
+    value[byte] = static_cast<char>(value[byte] ^ (1 << bit));
+}
+
+TEST(JournalRecovery, ABitFlipInTheMiddleNamesTheRecord) {
+    TempDir dir;
+    make_journal(dir / "j", 100);
+    {
+        RawJournal raw(dir / "j");
+        ASSERT_TRUE(raw.ok()) << raw.status();
+        raw.mutate(50, [](std::string& v) { flip_bit(v, v.size() / 2, 3); });
+    }
+    expect_open_fails(dir / "j", "journal record seq 50: CRC32C mismatch");
+}
+
+TEST(JournalRecovery, ADamagedLastRecordNamesIt) {
+    TempDir dir;
+    make_journal(dir / "j", 100);
+    {
+        RawJournal raw(dir / "j");
+        raw.mutate(100, [](std::string& v) { v.resize(v.size() - 5); });  // torn
+    }
+    expect_open_fails(dir / "j", "journal record seq 100: CRC32C mismatch");
+}
+
+TEST(JournalRecovery, ARecordShorterThanItsHeaderIsNamed) {
+    TempDir dir;
+    make_journal(dir / "j", 10);
+    {
+        RawJournal raw(dir / "j");
+        raw.put(10, "ab");
+    }
+    expect_open_fails(dir / "j", "journal record seq 10: record of 2 bytes is shorter");
+}
+
+TEST(JournalRecovery, BytesWithAGoodChecksumStillFaceTheVerifier) {
+    TempDir dir;
+    make_journal(dir / "j", 20);
+    {
+        RawJournal raw(dir / "j");
+        // Damage the flatbuffer, then recompute the CRC as a buggy writer would.
+        raw.mutate(7, [](std::string& v) {
+            std::string payload = v.substr(record_header_size);
+            payload.resize(payload.size() - 8);
+            encode_record({reinterpret_cast<const uint8_t*>(payload.data()), payload.size()}, &v);
+        });
+    }
+    expect_open_fails(dir / "j", "journal record seq 7: flatbuffers verifier rejected");
+}
+
+TEST(JournalRecovery, ARecordUnderTheWrongKeyIsCaught) {
+    TempDir dir;
+    make_journal(dir / "j", 20);
+    {
+        RawJournal raw(dir / "j");
+        raw.put(12, raw.get(11));
+    }
+    expect_open_fails(dir / "j", "journal record seq 12: event carries seq 11");
+}
+
+TEST(JournalRecovery, AMissingRecordBreaksDensity) {
+    TempDir dir;
+    make_journal(dir / "j", 30);
+    {
+        RawJournal raw(dir / "j");
+        raw.remove(17);
+    }
+    expect_open_fails(dir / "j", "journal record seq 17: missing");
+}
+
+TEST(JournalRecovery, EventsWithoutACoveringSnapshotAreRefused) {
+    TempDir dir;
+    make_journal(dir / "j", 30);
+    {
+        RawJournal raw(dir / "j");
+        for (uint64_t seq = 1; seq <= 10; seq++) raw.remove(seq);
+    }
+    expect_open_fails(dir / "j", "events start at seq 11 but no snapshot covers seq 10");
+}
+
+TEST(JournalRecovery, ADamagedSnapshotIsNamed) {
+    TempDir dir;
+    make_journal(dir / "j", 30, /*snapshot_seq=*/20);
+    {
+        RawJournal raw(dir / "j");
+        raw.mutate(20, [](std::string& v) { flip_bit(v, v.size() - 1, 0); }, /*snapshot=*/true);
+    }
+    expect_open_fails(dir / "j", "snapshot seq 20: CRC32C mismatch");
+}
+
+TEST(JournalRecovery, DamageBeforeTheSnapshotSurfacesWhenRead) {
+    TempDir dir;
+    make_journal(dir / "j", 60, /*snapshot_seq=*/40);
+    {
+        RawJournal raw(dir / "j");
+        raw.mutate(15, [](std::string& v) { flip_bit(v, 9, 1); });
+    }
+    // Recovery replays from the snapshot, so the open succeeds...
+    Result<std::unique_ptr<Journal>> journal = Journal::open(dir / "j", {});
+    ASSERT_TRUE(journal.ok()) << journal.error().to_string();
+    // ...but a reader of the old range gets the named error, never the bytes.
+    Result<std::vector<events::Event>> old = (*journal)->read(1, 40);
+    ASSERT_FALSE(old.ok());
+    EXPECT_NE(old.error().message.find("journal record seq 15: CRC32C mismatch"),
+              std::string::npos);
+    // And the tail is fine.
+    EXPECT_TRUE((*journal)->read(41, 60).ok());
+}
+
+TEST(JournalRecovery, TruncateAfterIsTheWayOut) {
+    TempDir dir;
+    make_journal(dir / "j", 100, /*snapshot_seq=*/50);
+    {
+        RawJournal raw(dir / "j");
+        const std::string state = "state";
+        std::string value;
+        encode_record({reinterpret_cast<const uint8_t*>(state.data()), state.size()}, &value);
+        raw.put(80, value, /*snapshot=*/true);
+        raw.mutate(90, [](std::string& v) { flip_bit(v, 20, 7); });
+    }
+    expect_open_fails(dir / "j", "journal record seq 90");
+
+    // The operator chooses to go back before the snapshot at 80 too.
+    Result<uint64_t> deleted = Journal::truncate_after(dir / "j", 75);
+    ASSERT_TRUE(deleted.ok()) << deleted.error().to_string();
+    EXPECT_EQ(*deleted, 25u);
+
+    Result<std::unique_ptr<Journal>> journal = Journal::open(dir / "j", {});
+    ASSERT_TRUE(journal.ok()) << journal.error().to_string();
+    EXPECT_EQ((*journal)->last_seq(), 75u);
+    // The snapshot at 80 described state that no longer exists: it went too.
+    Result<std::vector<uint64_t>> snapshots = (*journal)->snapshot_seqs();
+    ASSERT_TRUE(snapshots.ok());
+    EXPECT_EQ(*snapshots, std::vector<uint64_t>{50});
+    // Everything before the cut is intact, and numbering continues from it.
+    Result<std::vector<events::Event>> kept = (*journal)->read(1, 75);
+    ASSERT_TRUE(kept.ok());
+    for (uint64_t seq = 1; seq <= 75; seq++) EXPECT_EQ((*kept)[seq - 1], sample_event_at(seq));
+    std::vector<events::Event> more = sample_events(76, 1);
+    Result<uint64_t> last = (*journal)->append(more);
+    ASSERT_TRUE(last.ok());
+    EXPECT_EQ(*last, 76u);
+}
+
+TEST(JournalRecovery, TruncatingEveryEventKeepsNumberingAfterTheSnapshot) {
+    TempDir dir;
+    make_journal(dir / "j", 10, /*snapshot_seq=*/4);
+    {
+        // As retention would leave it: the snapshot at 4, events 5..10.
+        RawJournal raw(dir / "j");
+        for (uint64_t seq = 1; seq <= 4; seq++) raw.remove(seq);
+    }
+    Result<uint64_t> deleted = Journal::truncate_after(dir / "j", 4);
+    ASSERT_TRUE(deleted.ok());
+    EXPECT_EQ(*deleted, 6u);
+    Result<std::unique_ptr<Journal>> journal = Journal::open(dir / "j", {});
+    ASSERT_TRUE(journal.ok()) << journal.error().to_string();
+    EXPECT_EQ((*journal)->event_count(), 0u);
+    // The snapshot still stands for seq 1..4, so no seq is reused.
+    std::vector<events::Event> next = sample_events(5, 1);
+    Result<uint64_t> last = (*journal)->append(next);
+    ASSERT_TRUE(last.ok());
+    EXPECT_EQ(*last, 5u);
+}
+
+TEST(JournalRecovery, TruncateAfterOnAMissingJournalNamesThePath) {
+    TempDir dir;
+    Result<uint64_t> deleted = Journal::truncate_after(dir / "absent", 5);
+    ASSERT_FALSE(deleted.ok());
+    EXPECT_EQ(deleted.error().code, ErrorCode::not_found);
+    EXPECT_NE(deleted.error().message.find("absent"), std::string::npos);
+}
+
+TEST(JournalRecovery, TheOpenErrorSaysHowToRepair) {
+    TempDir dir;
+    make_journal(dir / "j", 5);
+    {
+        RawJournal raw(dir / "j");
+        raw.mutate(3, [](std::string& v) { flip_bit(v, 5, 5); });
+    }
+    expect_open_fails(dir / "j", "ballast log repair --truncate-after");
+}
+
+}  // namespace
+}  // namespace ballast::store

@@ -1,0 +1,17 @@
+#pragma once
+
+/// Each subcommand registers itself on the top-level app; its callback runs
+/// after parsing and leaves its exit code in the context.
+
+#include "tools/cli_common.h"
+
+namespace CLI {
+class App;
+}
+
+namespace ballast::tools {
+
+void register_config_command(CLI::App& app, Context& ctx);
+void register_log_command(CLI::App& app, Context& ctx);
+
+}  // namespace ballast::tools
