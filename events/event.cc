@@ -432,7 +432,7 @@ const char* action_kind_name(ActionKind kind) {
     return "unknown";
 }
 
-bool is_decision(EventType type) { return type == EventType::actions_planned; }
+bool is_decision(Source source) { return source == Source::engine || source == Source::executor; }
 
 // ---------------------------------------------------------------- encode
 

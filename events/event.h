@@ -310,9 +310,11 @@ const char* source_name(Source source);
 const char* command_kind_name(CommandKind kind);
 const char* action_kind_name(ActionKind kind);
 
-/// Is this event an input (something that happened to the engine) rather than
-/// a decision the engine made? Replay feeds inputs and compares decisions.
-bool is_decision(EventType type);
+/// Is this event a decision the engine made (source `engine` or `executor`:
+/// ActionsPlanned, ActionSubmitted, ActionTimedOut, ActionCancelled), rather
+/// than an input (something that happened to it)? Replay feeds the inputs to
+/// a fresh engine and compares the decisions it makes with these.
+bool is_decision(Source source);
 
 /// Builds the flatbuffers encoding of events, reusing one buffer: the bytes a
 /// call returns stay valid until the next call.

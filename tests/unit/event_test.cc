@@ -134,11 +134,12 @@ TEST(EventNames, UnknownNamesAreRejected) {
     }
 }
 
-TEST(EventNames, OnlyActionsPlannedIsADecision) {
-    for (uint8_t i = 0; i < events::event_type_count; i++) {
-        const auto type = static_cast<EventType>(i);
-        EXPECT_EQ(events::is_decision(type), type == EventType::actions_planned)
-            << events::type_name(type);
+TEST(EventNames, OnlyWhatTheEngineAndExecutorMadeIsADecision) {
+    for (uint8_t i = 0; i < events::source_count; i++) {
+        const auto source = static_cast<events::Source>(i);
+        EXPECT_EQ(events::is_decision(source),
+                  source == events::Source::engine || source == events::Source::executor)
+            << events::source_name(source);
     }
 }
 

@@ -1,0 +1,51 @@
+#pragma once
+
+/// The admin port: how the executor acts on a cluster. The Kafka adapter
+/// (AlterPartitionReassignments, ElectLeaders), the simulator, and replay's
+/// recorded port implement it; unit tests use a small fake.
+///
+/// Outcomes never return from these calls. An implementation reports them
+/// later as events (ActionCompleted, ActionFailed) through the sink it was
+/// attached to, so that they are journaled like any other input and a replay
+/// sees them at the same place in the stream.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "events/event.h"
+
+namespace ballast::actors {
+
+/// Feeds events into the engine (thread-safe; see Engine::feed).
+using EventSink = std::function<void(std::vector<events::Event>)>;
+
+/// A reassignment the cluster is running now.
+struct RunningReassignment {
+    std::string topic;
+    int32_t partition = -1;
+    std::vector<int32_t> target_replicas;
+};
+
+class AdminPort {
+public:
+    virtual ~AdminPort() = default;
+
+    /// Called once before any other call, with where outcomes go.
+    virtual void attach(EventSink sink) = 0;
+
+    /// Starts `action` (its `attempt`-th try, from 1). Must return quickly:
+    /// it runs on an actor's thread.
+    virtual void submit(const events::Action& action, uint32_t attempt) = 0;
+
+    /// Asks the cluster to stop `action` (for moves: a reassignment with a
+    /// null target). The outcome, if any, comes back through the sink.
+    virtual void cancel(const events::Action& action) = 0;
+
+    /// The reassignments running now, for reconciling after a restart: an
+    /// action found running is tracked, never submitted a second time.
+    virtual std::vector<RunningReassignment> running() = 0;
+};
+
+}  // namespace ballast::actors

@@ -1,0 +1,266 @@
+#include "actors/engine.h"
+
+#include <chrono>
+#include <thread>
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/executor_actor.h"
+#include "actors/journal_actor.h"
+#include "actors/scheduler_actor.h"
+
+namespace ballast::actors {
+
+using events::ErrorCode;
+using events::make_error;
+
+namespace {
+
+/// Events read from the journal per replay batch during recovery.
+constexpr uint64_t recovery_batch_events = 10'000;
+
+/// What recovery finds in the journal: the snapshot to start from and the
+/// barriers whose decisions the tail already holds.
+struct Recovered {
+    std::optional<EngineSnapshot> snapshot;
+    std::set<uint64_t> journaled_barriers;
+    uint64_t tail_from = 1;
+    uint64_t tail_to = 0;
+};
+
+events::Result<Recovered> read_recovery(const store::Journal& journal) {
+    Recovered recovered;
+    events::Result<std::optional<store::Snapshot>> newest = journal.newest_snapshot();
+    if (!newest) return newest.error();
+    if (newest->has_value()) {
+        events::Result<EngineSnapshot> decoded = decode_snapshot((*newest)->bytes);
+        if (!decoded) {
+            return make_error(decoded.error().code, "snapshot at seq " +
+                                                        std::to_string((*newest)->seq) + ": " +
+                                                        decoded.error().message);
+        }
+        recovered.snapshot = std::move(*decoded);
+        recovered.tail_from = (*newest)->seq + 1;
+    } else {
+        recovered.tail_from = journal.first_seq();
+    }
+    recovered.tail_to = journal.last_seq();
+    events::Status scanned = journal.scan(
+        recovered.tail_from, recovered.tail_to, [&](uint64_t, std::span<const uint8_t> bytes) {
+            const events::Header header = events::header(events::view(bytes));
+            if (header.type == events::EventType::actions_planned) {
+                const events::Event e = events::from_flatbuffer(events::view(bytes));
+                recovered.journaled_barriers.insert(
+                    std::get<events::ActionsPlanned>(e.body).barrier_seq);
+            }
+            return true;
+        });
+    if (!scanned) return scanned.error();
+    return recovered;
+}
+
+}  // namespace
+
+events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
+    std::unique_ptr<Engine> engine(new Engine());
+    Engine& e = *engine;
+    e._options = std::move(options);
+    const EngineOptions& o = e._options;
+
+    // 1. The journal and what to recover from it.
+    Recovered recovered;
+    if (!o.journal_path.empty()) {
+        store::JournalOptions journal_options;
+        journal_options.sync = o.config.get_bool("ballast.journal.sync");
+        events::Result<std::unique_ptr<store::Journal>> journal =
+            store::Journal::open(o.journal_path, journal_options);
+        if (!journal) return journal.error();
+        e._journal = std::move(*journal);
+        events::Result<Recovered> read = read_recovery(*e._journal);
+        if (!read) return read.error();
+        recovered = std::move(*read);
+    } else if (o.replay_from) {
+        recovered.snapshot = *o.replay_from;
+    }
+    const EngineSnapshot* snapshot = recovered.snapshot ? &*recovered.snapshot : nullptr;
+    e._snapshot_seq = snapshot ? snapshot->seq : 0;
+    e._recovered_seq = recovered.tail_to >= recovered.tail_from ? recovered.tail_to : e._snapshot_seq;
+
+    // 2. The settings the actors start with: the snapshot's, or the
+    // defaults; the journal's ConfigChanged events take it from there.
+    events::Config config = events::Config::defaults();
+    if (snapshot) {
+        if (events::Status loaded = config.load_properties_text(snapshot->config_properties,
+                                                                "snapshot");
+            !loaded) {
+            return make_error(ErrorCode::corruption,
+                              "snapshot at seq " + std::to_string(snapshot->seq) +
+                                  ": configuration: " + loaded.error().message);
+        }
+    }
+    for (const std::string& assignment : o.overrides) {
+        if (events::Status status = config.apply_override(assignment); !status) return status.error();
+    }
+    const EngineSettings settings = settings_from(config);
+
+    // 3. The partition table, restored.
+    e._table = std::make_unique<PartitionTable>();
+    if (snapshot) {
+        for (const PartitionRecord& record : snapshot->partitions) e._table->at(e._table->add()) = record;
+    }
+
+    // 4. The actors. The journal actor needs the router and the router needs
+    // the others, which need the journal actor: the router is introduced to
+    // the journal actor by message, before any input can arrive.
+    e._caf_config = std::make_unique<caf::actor_system_config>();
+    e._caf_config->set("scheduler.max-threads", o.threads);
+    // Sharing: one queue for all workers. Work stealing measured 20x slower
+    // here on 2 cores when other processes compete for them.
+    e._caf_config->set("scheduler.policy", caf::atom("sharing"));
+    e._system = std::make_unique<caf::actor_system>(*e._caf_config);
+    caf::actor_system& sys = *e._system;
+
+    auto on_decision = o.on_decision ? o.on_decision : [](const events::Event&) {};
+    Engine* raw = &e;
+    auto on_fatal = [raw](const events::Error& error) {
+        spdlog::critical("journal write failed, stopping: {}", error.to_string());
+        std::lock_guard<std::mutex> lock(raw->_failure_mutex);
+        raw->_failure = error.to_string();
+    };
+    e._journal_actor = std::make_unique<caf::actor>(
+        sys.spawn(journal_actor, e._journal.get(), caf::actor(), on_fatal));
+    const uint64_t quiet_until = e._recovered_seq;
+    e._executor = std::make_unique<caf::actor>(
+        sys.spawn(executor_actor, o.port, *e._journal_actor,
+                  snapshot ? snapshot->executor : ExecutorView{}, settings.executor,
+                  o.port ? quiet_until : UINT64_MAX, on_decision));
+    e._scheduler = std::make_unique<caf::actor>(
+        sys.spawn(scheduler_actor, e._table.get(), *e._journal_actor, config, o.overrides,
+                  snapshot ? snapshot->scheduler : SchedulerMemory{}, recovered.journaled_barriers,
+                  on_decision));
+    RouterSetup setup;
+    setup.table = e._table.get();
+    setup.scheduler = *e._scheduler;
+    setup.executor = *e._executor;
+    setup.progress = &e._progress;
+    setup.config = config;
+    setup.overrides = o.overrides;
+    setup.restore = snapshot;
+    setup.quiet_until_seq = quiet_until;
+    setup.snapshots = e._journal != nullptr;
+    e._router = std::make_unique<caf::actor>(sys.spawn(router_actor, setup));
+    caf::anon_send(*e._router, control_atom::value, *e._journal_actor);
+    caf::anon_send(*e._journal_actor, control_atom::value, *e._router);
+
+    if (!e._journal) return engine;  // replay: the caller feeds the events
+
+    // 5. Recovery: the tail after the snapshot, quietly.
+    for (uint64_t from = recovered.tail_from; from <= recovered.tail_to;
+         from += recovery_batch_events) {
+        const uint64_t to = std::min(recovered.tail_to, from + recovery_batch_events - 1);
+        events::Result<std::vector<events::Event>> batch = e._journal->read(from, to);
+        if (!batch) return batch.error();
+        if (events::Status status = e.replay(std::move(*batch)); !status) return status.error();
+    }
+    if (events::Status idle = e.wait_idle(); !idle) return idle.error();
+    if (recovered.tail_to >= recovered.tail_from) {
+        spdlog::info("recovered {} events (seq {}..{}) after snapshot {}",
+                     recovered.tail_to - recovered.tail_from + 1, recovered.tail_from,
+                     recovered.tail_to, e._snapshot_seq);
+    }
+    if (o.port) {
+        caf::anon_send(*e._executor, control_atom::value, o.port->running());
+    }
+
+    // 6. This run's configuration and leadership, journaled as inputs, at
+    // the time of the last event (the engine has no clock of its own).
+    int64_t time_ms = 0;
+    if (e._journal->last_seq() >= e._journal->first_seq()) {
+        events::Result<events::Event> last = e._journal->read_one(e._journal->last_seq());
+        if (!last) return last.error();
+        time_ms = last->time_ms;
+    }
+    std::vector<events::Event> start_events;
+    start_events.push_back(
+        events::Event{0, time_ms, events::Source::operator_, full_config_event(o.config)});
+    if (o.lead) {
+        start_events.push_back(events::Event{
+            0, time_ms, events::Source::operator_,
+            events::LeadershipAcquired{static_cast<int64_t>(e._journal->last_seq() + 1), "local"}});
+    }
+    if (events::Status status = e.feed(std::move(start_events)); !status) return status.error();
+    return engine;
+}
+
+Engine::~Engine() { stop(); }
+
+void Engine::stop() {
+    if (!_system) return;
+    for (auto* actor : {_journal_actor.get(), _router.get(), _scheduler.get(), _executor.get()}) {
+        if (actor) caf::anon_send_exit(*actor, caf::exit_reason::user_shutdown);
+    }
+    _journal_actor.reset();
+    _router.reset();
+    _scheduler.reset();
+    _executor.reset();
+    _system.reset();  // waits for every actor to finish
+    _caf_config.reset();
+}
+
+events::Status Engine::check_failed() const {
+    std::lock_guard<std::mutex> lock(_failure_mutex);
+    if (!_failure.empty()) return make_error(ErrorCode::io_error, "engine stopped: " + _failure);
+    return {};
+}
+
+events::Status Engine::feed(std::vector<events::Event> batch) {
+    if (events::Status failed = check_failed(); !failed) return failed;
+    if (!_system) return make_error(ErrorCode::conflict, "engine is stopped");
+    if (batch.empty()) return {};
+    for (const events::Event& event : batch) {
+        if (events::is_decision(event.source)) {
+            return make_error(ErrorCode::invalid_argument,
+                              std::string("feed takes inputs only; a ") + events::type_name(event.type()) +
+                                  " from source " + events::source_name(event.source) +
+                                  " is a decision the engine makes itself");
+        }
+    }
+    // Backpressure: wait while the router is far behind.
+    while (_events_fed.load() - _progress.events_routed.load() > _options.backlog_events_max) {
+        if (events::Status failed = check_failed(); !failed) return failed;
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    _events_fed.fetch_add(batch.size());
+    caf::anon_send(*_journal_actor, feed_atom::value,
+                   std::make_shared<EventBatch>(std::move(batch)));
+    return {};
+}
+
+events::Status Engine::replay(std::vector<events::Event> batch) {
+    if (events::Status failed = check_failed(); !failed) return failed;
+    if (batch.empty()) return {};
+    while (_events_fed.load() - _progress.events_routed.load() > _options.backlog_events_max) {
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    _events_fed.fetch_add(batch.size());
+    caf::anon_send(*_journal_actor, route_atom::value,
+                   BatchPtr(std::make_shared<const EventBatch>(std::move(batch))));
+    return {};
+}
+
+events::Status Engine::wait_idle() {
+    if (!_system) return make_error(ErrorCode::conflict, "engine is stopped");
+    caf::scoped_actor self{*_system};
+    events::Status result;
+    self->request(*_journal_actor, caf::infinite, idle_atom::value)
+        .receive([](bool) {},
+                 [&](caf::error& error) {
+                     result = make_error(ErrorCode::io_error,
+                                         "engine: " + _system->render(error));
+                 });
+    if (events::Status failed = check_failed(); !failed) return failed;
+    return result;
+}
+
+}  // namespace ballast::actors

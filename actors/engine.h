@@ -1,0 +1,111 @@
+#pragma once
+
+/// The engine: wires the journal, router, broker, partition, scheduler and
+/// executor actors, and is the one way in from outside. Adapters and tools
+/// `feed` input events; the engine journals them, routes them, plans on the
+/// clock and acts through the admin port; every decision is reported to
+/// `on_decision` and journaled.
+///
+/// Start = open the journal, load the newest snapshot, replay the events
+/// after it quietly (decisions are made again but not acted on or written
+/// twice), hand the executor's in-flight actions to the port to reconcile,
+/// then journal the current configuration and this instance's leadership.
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "actors/admin_port.h"
+#include "actors/engine_snapshot.h"
+#include "actors/router_actor.h"
+#include "events/config.h"
+#include "events/event.h"
+#include "events/result.h"
+#include "store/journal.h"
+
+namespace caf {
+class actor_system;
+class actor_system_config;
+class actor;
+}  // namespace caf
+
+namespace ballast::actors {
+
+struct EngineOptions {
+    /// The configuration this run wants. Journaled at start (as a
+    /// ConfigChanged) so that a replay decides with the same settings.
+    events::Config config = events::Config::defaults();
+    /// "key=value" applied on top of every configuration change (replay --set).
+    std::vector<std::string> overrides;
+    /// Empty: no journal (replay); nothing is written and nothing recovered.
+    std::string journal_path;
+    /// The cluster; null: never act (replay, dry runs).
+    AdminPort* port = nullptr;
+    /// Every decision and execution record, from the actors' threads.
+    std::function<void(const events::Event&)> on_decision;
+    /// CAF worker threads.
+    size_t threads = 2;
+    /// Journal a LeadershipAcquired at start: a single instance leads.
+    bool lead = true;
+    /// Start from this snapshot instead of the journal's (replay from a
+    /// retained journal). Ignored when journal_path is set.
+    const EngineSnapshot* replay_from = nullptr;
+    /// Upper bound on events fed but not yet routed; feed() waits above it.
+    uint64_t backlog_events_max = 1'000'000;
+};
+
+class Engine {
+public:
+    static events::Result<std::unique_ptr<Engine>> start(EngineOptions options);
+    ~Engine();
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
+
+    /// Inputs (not decisions), without sequence numbers: journaled, then
+    /// routed. Waits while the backlog is over backlog_events_max.
+    events::Status feed(std::vector<events::Event> batch);
+
+    /// Events that already carry their sequence numbers (a journal read back
+    /// for replay): routed without being written.
+    events::Status replay(std::vector<events::Event> batch);
+
+    /// Returns once everything fed so far has been journaled, routed,
+    /// applied, and planned on.
+    events::Status wait_idle();
+
+    /// Stops the actors; the journal stays as it is. Called by the destructor.
+    void stop();
+
+    const RouterProgress& progress() const { return _progress; }
+    /// The seq recovery replayed up to at start (0: nothing to recover).
+    uint64_t recovered_seq() const { return _recovered_seq; }
+    /// The snapshot recovery started from (0: none).
+    uint64_t snapshot_seq() const { return _snapshot_seq; }
+    store::Journal* journal() { return _journal.get(); }
+    const PartitionTable& partition_table() const { return *_table; }
+
+private:
+    Engine() = default;
+    events::Status check_failed() const;
+
+    EngineOptions _options;
+    std::unique_ptr<store::Journal> _journal;
+    std::unique_ptr<PartitionTable> _table;
+    RouterProgress _progress;
+    std::unique_ptr<caf::actor_system_config> _caf_config;
+    std::unique_ptr<caf::actor_system> _system;
+    std::unique_ptr<caf::actor> _journal_actor;
+    std::unique_ptr<caf::actor> _router;
+    std::unique_ptr<caf::actor> _scheduler;
+    std::unique_ptr<caf::actor> _executor;
+    std::atomic<uint64_t> _events_fed{0};
+    uint64_t _recovered_seq = 0;
+    uint64_t _snapshot_seq = 0;
+    mutable std::mutex _failure_mutex;
+    std::string _failure;  // set when the journal refused a write
+};
+
+}  // namespace ballast::actors

@@ -1,0 +1,91 @@
+#include "actors/engine_config.h"
+
+namespace ballast::actors {
+
+EngineSettings settings_from(const events::Config& c) {
+    EngineSettings s;
+    goals::PlannerConfig& p = s.planner;
+    p.goals.clear();
+    for (const std::string& name : c.get_goals()) {
+        // The config accepts exactly the planner's goal names.
+        const std::optional<goals::GoalKind> kind = goals::goal_from_name(name);
+        assert(kind.has_value());
+        p.goals.push_back(*kind);
+    }
+    p.flavor = c.get_string("ballast.cluster.flavor") == "automq" ? goals::Flavor::automq
+                                                                   : goals::Flavor::apache;
+    const std::string prefix = "autobalancer.controller.";
+    p.network_in_avg_deviation = c.get_double(prefix + "network.in.distribution.detect.avg.deviation");
+    p.network_out_avg_deviation = c.get_double(prefix + "network.out.distribution.detect.avg.deviation");
+    p.network_in_detect_threshold_bytes_per_s =
+        static_cast<double>(c.get_int64(prefix + "network.in.usage.distribution.detect.threshold"));
+    p.network_out_detect_threshold_bytes_per_s =
+        static_cast<double>(c.get_int64(prefix + "network.out.usage.distribution.detect.threshold"));
+    p.network_in_trivial_change_ratio = c.get_double(prefix + "network.in.trivial.change.ratio");
+    p.network_out_trivial_change_ratio = c.get_double(prefix + "network.out.trivial.change.ratio");
+    p.capacity_threshold = c.get_double("ballast.capacity.threshold");
+    p.broker_failure_grace_ms = c.get_int64("ballast.broker.failure.grace.ms");
+    p.metrics_delay_ms = c.get_int64(prefix + "metrics.delay.ms");
+    p.partition_cooldown_ms = c.get_int64("ballast.partition.cooldown.ms");
+    const auto concurrency = static_cast<uint32_t>(c.get_int32(prefix + "execution.concurrency"));
+    // Plan a few rounds ahead of what the gate lets through, bounded.
+    p.actions_max = std::min<uint32_t>(concurrency * 4, 100'000);
+
+    goals::GateConfig& g = s.gate;
+    g.concurrency_max = concurrency;
+    g.broker_inflight_max = static_cast<uint32_t>(c.get_int32("ballast.broker.max.inflight.moves"));
+    g.execution_interval_ms = c.get_int64(prefix + "execution.interval.ms");
+    g.partition_cooldown_ms = p.partition_cooldown_ms;
+
+    s.executor.action_timeout_ms = c.get_int64("ballast.action.timeout.ms");
+    s.executor.retries_max = static_cast<uint32_t>(c.get_int32("ballast.action.retries.max"));
+    s.executor.retry_backoff_ms = c.get_int64("ballast.action.retry.backoff.ms");
+
+    s.execution_enabled = c.get_bool(prefix + "enable");
+    s.detect_interval_ms = c.get_int64(prefix + "anomaly.detect.interval.ms");
+    s.snapshot_interval_events = static_cast<uint64_t>(c.get_int64("ballast.snapshot.interval.events"));
+    s.retention_ms = c.get_int64("ballast.journal.retention.ms");
+    s.default_capacity.network_in_bytes_per_s =
+        c.get_double("ballast.broker.capacity.network.in.bytes.per.s");
+    s.default_capacity.network_out_bytes_per_s =
+        c.get_double("ballast.broker.capacity.network.out.bytes.per.s");
+    s.default_capacity.disk_bytes = c.get_double("ballast.broker.capacity.disk.bytes");
+    s.default_capacity.replicas_max = c.get_int32("ballast.broker.capacity.replicas.max");
+    s.excluded_broker_ids = c.get_int_list(prefix + "exclude.broker.ids");
+    s.excluded_topics = c.get_string_list(prefix + "exclude.topics");
+    return s;
+}
+
+std::vector<std::string> apply_config_change(events::Config& config,
+                                             const events::ConfigChanged& change,
+                                             const std::vector<std::string>& overrides) {
+    std::vector<std::string> problems;
+    for (const events::ConfigEntry& entry : change.entries) {
+        if (entry.reset) {
+            const events::KeySpec* spec = events::find_key(entry.key);
+            if (!spec) {
+                problems.push_back("unknown config key '" + entry.key + "'");
+                continue;
+            }
+            (void)config.set(entry.key, spec->default_value, "default");
+            continue;
+        }
+        if (events::Status status = config.set(entry.key, entry.value, "ConfigChanged"); !status) {
+            problems.push_back(status.error().message);
+        }
+    }
+    for (const std::string& assignment : overrides) {
+        if (events::Status status = config.apply_override(assignment); !status) {
+            problems.push_back(status.error().message);
+        }
+    }
+    return problems;
+}
+
+events::ConfigChanged full_config_event(const events::Config& config) {
+    events::ConfigChanged change;
+    for (auto& [key, value] : config.entries()) change.entries.push_back({key, value, false});
+    return change;
+}
+
+}  // namespace ballast::actors

@@ -1,0 +1,44 @@
+#pragma once
+
+/// From the configuration (events::Config) to the numbers each actor uses,
+/// and how a ConfigChanged event changes the configuration. Every actor that
+/// needs settings applies the same ConfigChanged events in stream order, so
+/// they all agree as of any sequence number.
+
+#include <string>
+#include <vector>
+
+#include "actors/executor_actor.h"
+#include "events/config.h"
+#include "goals/planner_types.h"
+
+namespace ballast::actors {
+
+struct EngineSettings {
+    goals::PlannerConfig planner;
+    goals::GateConfig gate;
+    ExecutorSettings executor;
+    bool execution_enabled = true;          // autobalancer.controller.enable
+    int64_t detect_interval_ms = 60'000;
+    uint64_t snapshot_interval_events = 100'000;
+    int64_t retention_ms = 0;
+    goals::Capacity default_capacity;
+    std::vector<int32_t> excluded_broker_ids;
+    std::vector<std::string> excluded_topics;
+};
+
+EngineSettings settings_from(const events::Config& config);
+
+/// Applies a ConfigChanged event, then `overrides` ("key=value", replay's
+/// --set) on top so they always win. An entry that does not parse is
+/// skipped (it was checked before it was journaled; skipping keeps a replay
+/// going) and described in the returned list.
+std::vector<std::string> apply_config_change(events::Config& config,
+                                             const events::ConfigChanged& change,
+                                             const std::vector<std::string>& overrides);
+
+/// The ConfigChanged event that sets every key to `config`'s value: the
+/// engine journals it at start, so a replay runs with the same settings.
+events::ConfigChanged full_config_event(const events::Config& config);
+
+}  // namespace ballast::actors

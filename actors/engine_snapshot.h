@@ -1,0 +1,58 @@
+#pragma once
+
+/// A snapshot of the engine's state as of one sequence number: enough to
+/// start a fresh engine there and replay only the events after it. The
+/// journal stores it as opaque bytes (with its own CRC32C); the layout is
+/// below, versioned, little-endian, and every read is bounds-checked so a
+/// damaged snapshot is an error naming what could not be read, never a crash.
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "actors/messages.h"
+#include "actors/partition_table.h"
+#include "events/result.h"
+
+namespace ballast::actors {
+
+/// The router's clock and planning triggers.
+struct RouterMemory {
+    int64_t now_ms = 0;                  // engine time: the newest Tick
+    int64_t last_plan_ms = -1;           // -1: never planned
+    bool brokers_changed = false;        // plan at the next Tick
+    int64_t replan_at_ms = INT64_MAX;    // a fenced broker's grace ends: plan then
+    uint64_t last_seq = 0;               // the newest event routed
+    uint64_t last_snapshot_seq = 0;
+};
+
+/// The scheduler's own state.
+struct SchedulerMemory {
+    uint64_t round = 0;           // planning rounds so far
+    uint64_t next_action_id = 1;  // action ids are unique across the journal's life
+    bool paused = false;
+    std::set<int32_t> operator_excluded_brokers;
+    std::set<std::string> operator_excluded_topics;
+    std::set<int32_t> draining_brokers;
+};
+
+struct EngineSnapshot {
+    uint64_t seq = 0;                         // the state includes every event up to this
+    RouterMemory router;
+    std::string config_properties;            // the effective configuration
+    std::vector<std::string> topics;          // router topic index -> name
+    std::vector<PartitionRecord> partitions;  // by slot
+    std::vector<BrokerRecord> brokers;        // sorted by id
+    ExecutorView executor;
+    SchedulerMemory scheduler;
+};
+
+std::string encode_snapshot(const EngineSnapshot& snapshot);
+events::Result<EngineSnapshot> decode_snapshot(std::string_view bytes);
+
+}  // namespace ballast::actors
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::actors::SchedulerMemory)

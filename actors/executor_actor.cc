@@ -1,0 +1,174 @@
+#include "actors/executor_actor.h"
+
+#include <caf/all.hpp>
+
+namespace ballast::actors {
+
+namespace {
+
+using Self = caf::stateful_actor<ExecutorState>;
+
+/// Journals the events the executor made and reports them; in quiet mode
+/// (recovery) they are already in the journal, so only reported.
+void record(Self* self, EventBatch made, bool quiet) {
+    if (made.empty()) return;
+    for (const events::Event& e : made) self->state.on_decision(e);
+    if (quiet) return;
+    self->request(self->state.journal, caf::infinite, record_atom::value,
+                  std::make_shared<EventBatch>(std::move(made)))
+        .then([](uint64_t) {});
+}
+
+events::Event made_event(const ExecutorState& st, events::Body body) {
+    return events::Event{0, st.now_ms, events::Source::executor, std::move(body)};
+}
+
+/// Hands the action to the port (unless replaying or quiet) and records it.
+void submit(Self* self, TrackedAction& tracked, EventBatch& made, bool quiet) {
+    auto& st = self->state;
+    tracked.attempt++;
+    tracked.next_retry_ms = -1;
+    if (st.port && !quiet) st.port->submit(tracked.action, tracked.attempt);
+    made.push_back(made_event(st, events::ActionSubmitted{tracked.action.action_id, tracked.attempt}));
+}
+
+void execute(Self* self, const Decision& decision) {
+    auto& st = self->state;
+    EventBatch made;
+    if (!decision.accepted.empty()) st.last_batch_ms = st.now_ms;
+    for (const TrackedAction& accepted : decision.accepted) {
+        if (!st.leading) {
+            made.push_back(made_event(st, events::ActionCancelled{
+                                              accepted.action.action_id,
+                                              "this instance does not hold leadership"}));
+            continue;
+        }
+        auto [it, inserted] = st.inflight.emplace(accepted.action.action_id, accepted);
+        // Action ids are unique: the scheduler counts them up and snapshots the counter.
+        assert(inserted);
+        it->second.started_ms = st.now_ms;
+        submit(self, it->second, made, decision.quiet);
+    }
+    record(self, std::move(made), decision.quiet);
+}
+
+/// On each tick: time out what ran too long, retry what waited long enough.
+void on_tick(Self* self, bool quiet) {
+    auto& st = self->state;
+    EventBatch made;
+    for (auto it = st.inflight.begin(); it != st.inflight.end();) {
+        TrackedAction& tracked = it->second;
+        if (st.now_ms - tracked.started_ms >= st.settings.action_timeout_ms) {
+            if (st.port && !quiet) st.port->cancel(tracked.action);
+            made.push_back(made_event(st, events::ActionTimedOut{tracked.action.action_id,
+                                                                 st.settings.action_timeout_ms}));
+            it = st.inflight.erase(it);
+            continue;
+        }
+        if (tracked.next_retry_ms >= 0 && st.now_ms >= tracked.next_retry_ms) {
+            submit(self, tracked, made, quiet);
+        }
+        ++it;
+    }
+    record(self, std::move(made), quiet);
+}
+
+void on_failed(Self* self, const events::ActionFailed& failed) {
+    auto& st = self->state;
+    auto it = st.inflight.find(failed.action_id);
+    if (it == st.inflight.end()) return;  // already timed out or cancelled
+    TrackedAction& tracked = it->second;
+    if (failed.retriable && tracked.attempt <= st.settings.retries_max) {
+        // Backoff doubles per attempt: base, 2 x base, 4 x base, ...
+        const int64_t backoff_ms = st.settings.retry_backoff_ms << std::min<uint32_t>(tracked.attempt - 1, 20);
+        tracked.next_retry_ms = st.now_ms + backoff_ms;
+        return;
+    }
+    st.inflight.erase(it);  // for good: the failure event is the record
+}
+
+void on_cancel(Self* self, const events::OperatorCommand& command, bool quiet) {
+    auto& st = self->state;
+    EventBatch made;
+    for (const uint64_t id : command.action_ids) {
+        auto it = st.inflight.find(id);
+        if (it == st.inflight.end()) continue;
+        if (st.port && !quiet) st.port->cancel(it->second.action);
+        made.push_back(made_event(st, events::ActionCancelled{
+                                          id, command.reason.empty() ? "cancelled by operator"
+                                                                     : command.reason}));
+        st.inflight.erase(it);
+    }
+    record(self, std::move(made), quiet);
+}
+
+}  // namespace
+
+caf::behavior executor_actor(caf::stateful_actor<ExecutorState>* self, AdminPort* port,
+                             caf::actor journal, ExecutorView view, ExecutorSettings settings,
+                             uint64_t quiet_until_seq,
+                             std::function<void(const events::Event&)> on_decision) {
+    auto& st = self->state;
+    st.quiet_until_seq = quiet_until_seq;
+    st.port = port;
+    st.journal = std::move(journal);
+    st.settings = settings;
+    st.on_decision = std::move(on_decision);
+    st.last_batch_ms = view.last_batch_ms;
+    st.leading = view.leading;
+    for (TrackedAction& tracked : view.inflight) {
+        const uint64_t id = tracked.action.action_id;
+        st.inflight.emplace(id, std::move(tracked));
+    }
+    return {
+        [=](execute_atom, const DecisionPtr& decision) { execute(self, *decision); },
+        [=](control_atom, const EventPtr& event) {
+            auto& st = self->state;
+            const bool quiet = event->seq <= st.quiet_until_seq;
+            if (const auto* tick = std::get_if<events::Tick>(&event->body)) {
+                st.now_ms = std::max(st.now_ms, tick->now_ms);
+                on_tick(self, quiet);
+            } else if (const auto* done = std::get_if<events::ActionCompleted>(&event->body)) {
+                st.inflight.erase(done->action_id);
+            } else if (const auto* failed = std::get_if<events::ActionFailed>(&event->body)) {
+                on_failed(self, *failed);
+            } else if (const auto* command = std::get_if<events::OperatorCommand>(&event->body)) {
+                if (command->command == events::CommandKind::cancel_actions) {
+                    on_cancel(self, *command, quiet);
+                }
+            } else if (std::holds_alternative<events::LeadershipAcquired>(event->body)) {
+                st.leading = true;
+            }
+        },
+        [=](control_atom, const ExecutorSettings& settings) { self->state.settings = settings; },
+        // Barrier and snapshot: the state as of everything routed so far.
+        [=](barrier_atom) -> ExecutorViewPtr {
+            auto view = std::make_shared<ExecutorView>();
+            for (const auto& [id, tracked] : self->state.inflight) view->inflight.push_back(tracked);
+            view->last_batch_ms = self->state.last_batch_ms;
+            view->leading = self->state.leading;
+            return view;
+        },
+        // After recovery: what the cluster still runs is tracked; what it does
+        // not is submitted again (Kafka completes a reassignment to the
+        // replicas a partition already has at once, so a finished move is
+        // harmless to resubmit; a running one is never submitted twice).
+        [=](control_atom, const std::vector<RunningReassignment>& running) {
+            auto& st = self->state;
+            if (!st.port || !st.leading) return;
+            EventBatch made;
+            for (auto& [id, tracked] : st.inflight) {
+                bool is_running = false;
+                for (const RunningReassignment& r : running) {
+                    is_running |= r.topic == tracked.action.topic &&
+                                  r.partition == tracked.action.partition;
+                }
+                if (!is_running && tracked.next_retry_ms < 0) submit(self, tracked, made, false);
+            }
+            record(self, std::move(made), false);
+        },
+        [=](idle_atom) { return true; },
+    };
+}
+
+}  // namespace ballast::actors

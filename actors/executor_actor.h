@@ -1,0 +1,54 @@
+#pragma once
+
+/// The executor: carries out the scheduler's accepted actions through the
+/// admin port and tracks each until it completes, fails for good, times out
+/// or is cancelled. It sees everything in stream order from the router
+/// (decisions, outcomes, ticks, operator commands), so its state as of any
+/// sequence number is the same in a live run and in a replay.
+///
+/// Time is the engine's: timeouts and retry backoffs are checked on Tick
+/// events, never against the wall clock.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+#include <caf/response_promise.hpp>
+
+#include "actors/admin_port.h"
+#include "actors/messages.h"
+
+namespace ballast::actors {
+
+struct ExecutorSettings {
+    int64_t action_timeout_ms = 600'000;
+    uint32_t retries_max = 3;
+    int64_t retry_backoff_ms = 2'000;  // doubles with each retry
+};
+
+struct ExecutorState {
+    static inline const char* name = "executor";
+    AdminPort* port = nullptr;  // null: never act (replay)
+    /// Events and decisions up to this seq were already acted on and
+    /// journaled before a restart: apply them, do not act or record again.
+    uint64_t quiet_until_seq = 0;
+    bool leading = false;       // acts only while this instance leads
+    ExecutorSettings settings;
+    std::map<uint64_t, TrackedAction> inflight;  // by action id
+    int64_t now_ms = 0;
+    int64_t last_batch_ms = -1;
+    caf::actor journal;
+    std::function<void(const events::Event&)> on_decision;
+};
+
+/// `view` restores a snapshot's state (empty on a fresh start).
+caf::behavior executor_actor(caf::stateful_actor<ExecutorState>* self, AdminPort* port,
+                             caf::actor journal, ExecutorView view, ExecutorSettings settings,
+                             uint64_t quiet_until_seq,
+                             std::function<void(const events::Event&)> on_decision);
+
+}  // namespace ballast::actors
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::actors::ExecutorSettings)

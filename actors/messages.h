@@ -1,0 +1,142 @@
+#pragma once
+
+/// What the engine's actors say to each other. Payloads that are large or
+/// shared travel as shared pointers to immutable values, so a message costs
+/// one allocation however many events it carries.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/atom.hpp>
+
+#include "actors/admin_port.h"
+#include "events/event.h"
+#include "goals/planner_types.h"
+
+namespace ballast::actors {
+
+// ---------------------------------------------------------------- atoms
+
+using feed_atom = caf::atom_constant<caf::atom("feed")>;          // engine -> journal: inputs
+using record_atom = caf::atom_constant<caf::atom("record")>;      // -> journal: engine-made events
+using flush_atom = caf::atom_constant<caf::atom("flush")>;        // journal -> itself
+using route_atom = caf::atom_constant<caf::atom("route")>;        // journal -> router
+using apply_atom = caf::atom_constant<caf::atom("apply")>;        // router -> broker / partition
+using barrier_atom = caf::atom_constant<caf::atom("barrier")>;    // router -> broker / executor
+using drained_atom = caf::atom_constant<caf::atom("drained")>;    // partition -> router
+using plan_atom = caf::atom_constant<caf::atom("plan")>;          // router -> scheduler
+using control_atom = caf::atom_constant<caf::atom("control")>;    // router -> scheduler / executor
+using execute_atom = caf::atom_constant<caf::atom("execute")>;    // router -> executor
+using snapshot_atom = caf::atom_constant<caf::atom("snapshot")>;  // state capture and writes
+using idle_atom = caf::atom_constant<caf::atom("idle")>;          // engine -> router: caught up?
+
+using EventBatch = std::vector<events::Event>;
+using BatchPtr = std::shared_ptr<const EventBatch>;
+using MutableBatchPtr = std::shared_ptr<EventBatch>;  // to the journal, which assigns seqs
+using EventPtr = std::shared_ptr<const events::Event>;
+
+// ---------------------------------------------------------------- brokers
+
+struct BrokerRecord {
+    int32_t id = -1;
+    std::string rack;
+    goals::Liveness liveness = goals::Liveness::alive;
+    int64_t liveness_changed_ms = 0;
+    int64_t metrics_time_ms = -1;
+    bool registered = false;  // false: known only from a replica list or metrics
+    events::BrokerSample sample;  // the newest broker-level sample
+    uint64_t applied_seq = 0;
+};
+
+/// One thing that happened to a broker, cut out of an event by the router.
+struct BrokerUpdate {
+    enum class Kind : uint8_t { registered, fenced, unfenced, unregistered, sample, reported };
+    Kind kind = Kind::reported;
+    uint64_t seq = 0;
+    int64_t time_ms = 0;
+    std::string rack;              // registered
+    events::BrokerSample sample;   // sample
+    int64_t sample_time_ms = -1;   // sample, reported
+};
+
+// ---------------------------------------------------------------- partitions
+
+/// One thing that happened to a partition, cut out of an event by the router.
+struct PartitionUpdate {
+    enum class Kind : uint8_t { changed, sample, moved, deleted };
+    Kind kind = Kind::changed;
+    uint64_t seq = 0;
+    int64_t time_ms = 0;
+    // changed
+    int32_t leader = -1;
+    std::vector<int32_t> replicas;
+    std::vector<int32_t> isr;
+    // sample
+    events::PartitionSample sample;
+    int32_t reporting_broker = -1;
+    int64_t sample_time_ms = -1;
+};
+
+// ---------------------------------------------------------------- executor
+
+/// An action the executor tracks until it completes, fails for good, times
+/// out or is cancelled.
+struct TrackedAction {
+    events::Action action;
+    std::vector<uint32_t> partition_slots;  // slots of the partitions it touches
+    uint32_t attempt = 0;
+    int64_t started_ms = 0;      // engine time the decision was made
+    int64_t next_retry_ms = -1;  // -1: not waiting to retry
+};
+
+/// What the executor has in flight, as of a barrier.
+struct ExecutorView {
+    std::vector<TrackedAction> inflight;  // by action id
+    int64_t last_batch_ms = -1;
+    bool leading = false;
+};
+using ExecutorViewPtr = std::shared_ptr<const ExecutorView>;
+
+// ---------------------------------------------------------------- planning
+
+/// Everything the scheduler needs for one round, gathered by the router's
+/// barrier as of `seq`.
+struct PlanInput {
+    uint64_t seq = 0;
+    int64_t now_ms = 0;
+    bool snapshot_only = false;              // capture state, do not plan
+    bool quiet = false;                      // recovery: the journal already holds what follows
+    std::vector<BrokerRecord> brokers;       // sorted by id
+    std::vector<uint32_t> dirty_slots;       // partitions changed since the last barrier
+    std::vector<std::string> topics;         // the router's topic names, by index
+    ExecutorViewPtr executor;
+};
+using PlanInputPtr = std::shared_ptr<const PlanInput>;
+
+/// The scheduler's answer: the journaled ActionsPlanned (when it planned),
+/// and the accepted actions with the slots they touch.
+struct Decision {
+    uint64_t barrier_seq = 0;
+    bool planned = false;
+    bool quiet = false;   // recovery: track the actions, do not act or record
+    events::Event event;  // ActionsPlanned, with the seq the journal gave it
+    std::vector<TrackedAction> accepted;
+};
+using DecisionPtr = std::shared_ptr<const Decision>;
+
+}  // namespace ballast::actors
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::actors::BatchPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::actors::MutableBatchPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<const std::string>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::actors::EventPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::actors::BrokerRecord)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::actors::BrokerUpdate)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::actors::PartitionUpdate)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::actors::ExecutorViewPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::actors::PlanInputPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::actors::DecisionPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<ballast::actors::RunningReassignment>)

@@ -1,0 +1,59 @@
+#include "actors/partition_actor.h"
+
+#include <algorithm>
+
+#include <caf/all.hpp>
+
+#include "actors/messages.h"
+
+namespace ballast::actors {
+
+void apply_partition_update(PartitionRecord& record, const PartitionUpdate& update) {
+    // The router delivers one sender's messages in order, so seqs only grow.
+    assert(update.seq >= record.applied_seq);
+    switch (update.kind) {
+        case PartitionUpdate::Kind::changed: {
+            // The router refuses replica lists longer than replicas_max.
+            assert(update.replicas.size() <= replicas_max && update.isr.size() <= replicas_max);
+            record.exists = true;
+            record.leader = update.leader;
+            record.replica_count = static_cast<uint8_t>(update.replicas.size());
+            std::copy(update.replicas.begin(), update.replicas.end(), record.replicas.begin());
+            record.isr_count = static_cast<uint8_t>(update.isr.size());
+            std::copy(update.isr.begin(), update.isr.end(), record.isr.begin());
+            break;
+        }
+        case PartitionUpdate::Kind::sample:
+            // Samples can arrive late: an older sample never replaces a newer one.
+            if (update.sample_time_ms < record.metrics_time_ms) break;
+            record.bytes_in_per_s = update.sample.bytes_in_per_s;
+            record.bytes_out_per_s = update.sample.bytes_out_per_s;
+            record.messages_in_per_s = update.sample.messages_in_per_s;
+            record.size_bytes = static_cast<double>(update.sample.size_bytes);
+            record.metrics_time_ms = update.sample_time_ms;
+            record.reporting_broker = update.reporting_broker;
+            break;
+        case PartitionUpdate::Kind::moved: record.last_moved_ms = update.time_ms; break;
+        case PartitionUpdate::Kind::deleted: record.exists = false; break;
+    }
+    record.applied_seq = update.seq;
+}
+
+caf::behavior partition_actor(caf::stateful_actor<PartitionActorState>* self,
+                              PartitionTable* table, uint32_t slot, caf::actor router) {
+    self->state.table = table;
+    self->state.slot = slot;
+    return {
+        [=](apply_atom, const PartitionUpdate& update) {
+            apply_partition_update(self->state.table->at(self->state.slot), update);
+            // The last actor to level the counter with the router's target
+            // tells the router (see partition_table.h).
+            const uint64_t applied = self->state.table->applied_one();
+            if (applied == self->state.table->drain_target()) {
+                self->send(router, drained_atom::value, applied);
+            }
+        },
+    };
+}
+
+}  // namespace ballast::actors

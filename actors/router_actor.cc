@@ -1,0 +1,458 @@
+#include "actors/router_actor.h"
+
+#include <algorithm>
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/broker_actor.h"
+#include "actors/partition_actor.h"
+
+namespace ballast::actors {
+
+namespace {
+
+using Self = caf::stateful_actor<RouterState>;
+
+uint64_t partition_key(uint32_t topic, int32_t partition) {
+    return (static_cast<uint64_t>(topic) << 32) | static_cast<uint32_t>(partition);
+}
+
+uint32_t ensure_topic(RouterState& st, const std::string& name) {
+    auto [it, inserted] = st.topic_index.emplace(name, static_cast<uint32_t>(st.topics.size()));
+    if (inserted) {
+        st.topics.push_back(name);
+        st.topic_slots.emplace_back();
+    }
+    return it->second;
+}
+
+caf::actor& broker(Self* self, int32_t id) {
+    auto it = self->state.brokers.find(id);
+    if (it == self->state.brokers.end()) {
+        // First heard of through something other than a registration (a
+        // replica list, a metrics report): gone until it registers.
+        BrokerRecord initial;
+        initial.id = id;
+        initial.liveness = goals::Liveness::gone;
+        it = self->state.brokers.emplace(id, self->spawn(broker_actor, initial)).first;
+    }
+    return it->second;
+}
+
+void send_to_partition(Self* self, uint32_t slot, PartitionUpdate update) {
+    RouterState& st = self->state;
+    self->send(st.partitions[slot], apply_atom::value, std::move(update));
+    st.partition_messages_sent++;
+    if (!st.dirty_flag[slot]) {
+        st.dirty_flag[slot] = 1;
+        st.dirty.push_back(slot);
+    }
+}
+
+/// The slot of (topic, partition), creating slot and actor on first sight.
+uint32_t ensure_partition(Self* self, uint32_t topic, int32_t partition) {
+    RouterState& st = self->state;
+    const uint64_t key = partition_key(topic, partition);
+    auto it = st.slot_of.find(key);
+    if (it != st.slot_of.end()) return it->second;
+    const uint32_t slot = st.table->add();
+    PartitionRecord& record = st.table->at(slot);
+    record.topic = topic;
+    record.partition = partition;
+    st.partitions.push_back(self->spawn(partition_actor, st.table, slot, caf::actor_cast<caf::actor>(self)));
+    st.dirty_flag.push_back(0);
+    st.slot_of.emplace(key, slot);
+    st.topic_slots[topic].push_back(slot);
+    return slot;
+}
+
+void broker_update(Self* self, int32_t id, BrokerUpdate update) {
+    self->send(broker(self, id), apply_atom::value, std::move(update));
+}
+
+void broker_liveness(Self* self, const events::Event& e, int32_t id, BrokerUpdate::Kind kind) {
+    BrokerUpdate update;
+    update.kind = kind;
+    update.seq = e.seq;
+    update.time_ms = e.time_ms;
+    if (const auto* registered = std::get_if<events::BrokerRegistered>(&e.body)) {
+        update.rack = registered->rack;
+    }
+    broker_update(self, id, std::move(update));
+    RouterMemory& m = self->state.memory;
+    m.brokers_changed = true;
+    if (kind == BrokerUpdate::Kind::fenced || kind == BrokerUpdate::Kind::unregistered) {
+        // Plan again when the grace runs out, not a detect interval later.
+        m.replan_at_ms = std::min(m.replan_at_ms,
+                                  e.time_ms + self->state.settings.planner.broker_failure_grace_ms);
+    }
+}
+
+void route_partition_changed(Self* self, const events::Event& e, const events::PartitionChanged& c) {
+    if (c.replicas.size() > replicas_max || c.isr.size() > replicas_max) {
+        spdlog::error("seq {}: partition {}-{} lists {} replicas, more than the {} Ballast tracks; "
+                      "ignored",
+                      e.seq, c.topic, c.partition, c.replicas.size(), replicas_max);
+        return;
+    }
+    RouterState& st = self->state;
+    const uint32_t slot = ensure_partition(self, ensure_topic(st, c.topic), c.partition);
+    PartitionUpdate update;
+    update.kind = PartitionUpdate::Kind::changed;
+    update.seq = e.seq;
+    update.time_ms = e.time_ms;
+    update.leader = c.leader;
+    update.replicas = c.replicas;
+    update.isr = c.isr;
+    send_to_partition(self, slot, std::move(update));
+}
+
+void route_partition_metrics(Self* self, const events::Event& e, const events::PartitionMetrics& m) {
+    RouterState& st = self->state;
+    if (m.broker_id >= 0) {
+        BrokerUpdate reported;
+        reported.kind = BrokerUpdate::Kind::reported;
+        reported.seq = e.seq;
+        reported.time_ms = e.time_ms;
+        reported.sample_time_ms = m.sample_time_ms;
+        broker_update(self, m.broker_id, std::move(reported));
+    }
+    // Topic names resolve once per report, not once per sample.
+    std::vector<uint32_t> topics(m.topics.size(), UINT32_MAX);
+    for (size_t i = 0; i < m.topics.size(); i++) {
+        auto it = st.topic_index.find(m.topics[i]);
+        if (it != st.topic_index.end()) topics[i] = it->second;
+    }
+    for (const events::PartitionSample& sample : m.samples) {
+        const uint32_t topic = topics[sample.topic_index];  // verified in range
+        auto slot = topic == UINT32_MAX ? st.slot_of.end()
+                                        : st.slot_of.find(partition_key(topic, sample.partition));
+        if (slot == st.slot_of.end()) {
+            // Metrics can run ahead of metadata; the next report brings it again.
+            st.progress->partition_samples_dropped.fetch_add(1, std::memory_order_relaxed);
+            continue;
+        }
+        PartitionUpdate update;
+        update.kind = PartitionUpdate::Kind::sample;
+        update.seq = e.seq;
+        update.time_ms = e.time_ms;
+        update.sample = sample;
+        update.reporting_broker = m.broker_id;
+        update.sample_time_ms = m.sample_time_ms;
+        send_to_partition(self, slot->second, std::move(update));
+    }
+}
+
+void to_scheduler(Self* self, const events::Event& e) {
+    self->send(self->state.scheduler, control_atom::value, std::make_shared<const events::Event>(e));
+}
+
+void to_executor(Self* self, const events::Event& e) {
+    self->send(self->state.executor, control_atom::value, std::make_shared<const events::Event>(e));
+}
+
+/// Routes one event. Returns true when a barrier must happen right after it.
+bool route(Self* self, const events::Event& e) {
+    RouterState& st = self->state;
+    RouterMemory& m = st.memory;
+    // Decisions are applied where they were made (at their barrier); a
+    // journal read back in recovery or replay holds them, and they are skipped.
+    if (events::is_decision(e.source)) return false;
+    bool plan_due = false;
+    std::visit(
+        [&](const auto& body) {
+            using T = std::decay_t<decltype(body)>;
+            if constexpr (std::is_same_v<T, events::BrokerRegistered>) {
+                broker_liveness(self, e, body.broker_id, BrokerUpdate::Kind::registered);
+            } else if constexpr (std::is_same_v<T, events::BrokerFenced>) {
+                broker_liveness(self, e, body.broker_id, BrokerUpdate::Kind::fenced);
+            } else if constexpr (std::is_same_v<T, events::BrokerUnfenced>) {
+                broker_liveness(self, e, body.broker_id, BrokerUpdate::Kind::unfenced);
+            } else if constexpr (std::is_same_v<T, events::BrokerUnregistered>) {
+                broker_liveness(self, e, body.broker_id, BrokerUpdate::Kind::unregistered);
+            } else if constexpr (std::is_same_v<T, events::TopicCreated>) {
+                ensure_topic(st, body.topic);
+            } else if constexpr (std::is_same_v<T, events::TopicDeleted>) {
+                auto it = st.topic_index.find(body.topic);
+                if (it == st.topic_index.end()) return;
+                for (const uint32_t slot : st.topic_slots[it->second]) {
+                    PartitionUpdate update;
+                    update.kind = PartitionUpdate::Kind::deleted;
+                    update.seq = e.seq;
+                    update.time_ms = e.time_ms;
+                    send_to_partition(self, slot, std::move(update));
+                    st.slot_of.erase(partition_key(it->second, st.table->at(slot).partition));
+                }
+                // A topic created again under the same name gets new slots.
+                st.topic_slots[it->second].clear();
+            } else if constexpr (std::is_same_v<T, events::PartitionChanged>) {
+                route_partition_changed(self, e, body);
+            } else if constexpr (std::is_same_v<T, events::BrokerMetrics>) {
+                for (const events::BrokerSample& sample : body.samples) {
+                    BrokerUpdate update;
+                    update.kind = BrokerUpdate::Kind::sample;
+                    update.seq = e.seq;
+                    update.time_ms = e.time_ms;
+                    update.sample = sample;
+                    update.sample_time_ms = body.sample_time_ms;
+                    broker_update(self, sample.broker_id, std::move(update));
+                }
+            } else if constexpr (std::is_same_v<T, events::PartitionMetrics>) {
+                route_partition_metrics(self, e, body);
+            } else if constexpr (std::is_same_v<T, events::Tick>) {
+                m.now_ms = std::max(m.now_ms, body.now_ms);
+                to_executor(self, e);
+                plan_due = m.last_plan_ms < 0 ||
+                           m.now_ms - m.last_plan_ms >= st.settings.detect_interval_ms ||
+                           m.brokers_changed || m.now_ms >= m.replan_at_ms;
+            } else if constexpr (std::is_same_v<T, events::ConfigChanged>) {
+                for (const std::string& problem : apply_config_change(st.config, body, st.overrides)) {
+                    spdlog::warn("seq {}: config change skipped: {}", e.seq, problem);
+                }
+                st.settings = settings_from(st.config);
+                to_scheduler(self, e);
+                self->send(st.executor, control_atom::value, st.settings.executor);
+            } else if constexpr (std::is_same_v<T, events::OperatorCommand>) {
+                to_scheduler(self, e);
+                to_executor(self, e);
+            } else if constexpr (std::is_same_v<T, events::LeadershipAcquired>) {
+                to_executor(self, e);
+            } else if constexpr (std::is_same_v<T, events::ActionCompleted>) {
+                to_executor(self, e);
+                auto it = st.action_slots.find(body.action_id);
+                if (it == st.action_slots.end()) return;
+                for (const uint32_t slot : it->second) {
+                    PartitionUpdate update;
+                    update.kind = PartitionUpdate::Kind::moved;
+                    update.seq = e.seq;
+                    update.time_ms = e.time_ms;
+                    send_to_partition(self, slot, std::move(update));
+                }
+                st.action_slots.erase(it);
+            } else if constexpr (std::is_same_v<T, events::ActionFailed>) {
+                to_executor(self, e);
+            } else {
+                // ActionsPlanned, ActionSubmitted, ActionTimedOut, ActionCancelled
+                // come only from the engine itself (filtered above).
+            }
+        },
+        e.body);
+    m.last_seq = e.seq;
+    return plan_due;
+}
+
+void start_barrier(Self* self, bool snapshot);
+void process(Self* self);
+
+/// Every answer is in: plan (or snapshot), then resume.
+void finish_barrier(Self* self) {
+    RouterState& st = self->state;
+    RouterState::Barrier& b = st.barrier;
+    std::sort(b.brokers.begin(), b.brokers.end(),
+              [](const BrokerRecord& x, const BrokerRecord& y) { return x.id < y.id; });
+    // Forget slots of actions the executor no longer tracks (timed out,
+    // cancelled, failed for good).
+    for (auto it = st.action_slots.begin(); it != st.action_slots.end();) {
+        const bool tracked = std::any_of(
+            b.executor->inflight.begin(), b.executor->inflight.end(),
+            [&](const TrackedAction& t) { return t.action.action_id == it->first; });
+        it = tracked ? std::next(it) : st.action_slots.erase(it);
+    }
+
+    if (b.snapshot) {
+        self->request(st.scheduler, caf::infinite, snapshot_atom::value)
+            .then([=](const SchedulerMemory& scheduler) {
+                RouterState& st = self->state;
+                EngineSnapshot snapshot;
+                snapshot.seq = st.barrier.seq;
+                snapshot.router = st.memory;
+                snapshot.router.last_snapshot_seq = st.barrier.seq;
+                snapshot.config_properties = st.config.to_properties_text();
+                snapshot.topics = st.topics;
+                snapshot.partitions.reserve(st.table->size());
+                for (uint32_t slot = 0; slot < st.table->size(); slot++) {
+                    snapshot.partitions.push_back(st.table->at(slot));
+                }
+                snapshot.brokers = st.barrier.brokers;
+                snapshot.executor = *st.barrier.executor;
+                snapshot.scheduler = scheduler;
+                auto bytes = std::make_shared<const std::string>(encode_snapshot(snapshot));
+                self->request(st.journal, caf::infinite, snapshot_atom::value, st.barrier.seq,
+                              st.memory.now_ms, st.settings.retention_ms, bytes)
+                    .then([=](bool) {
+                        self->state.memory.last_snapshot_seq = self->state.barrier.seq;
+                        self->state.barrier.active = false;
+                        process(self);
+                    });
+            });
+        return;
+    }
+
+    auto input = std::make_shared<PlanInput>();
+    input->seq = b.seq;
+    input->now_ms = st.memory.now_ms;
+    input->brokers = std::move(b.brokers);
+    input->dirty_slots = std::move(st.dirty);
+    for (const uint32_t slot : input->dirty_slots) st.dirty_flag[slot] = 0;
+    st.dirty.clear();
+    input->topics = st.topics;
+    input->executor = b.executor;
+    input->quiet = b.seq <= st.quiet_until_seq;
+    self->request(st.scheduler, caf::infinite, plan_atom::value, PlanInputPtr(input))
+        .then([=](const DecisionPtr& decision) {
+            RouterState& st = self->state;
+            RouterMemory& m = st.memory;
+            m.last_plan_ms = m.now_ms;
+            m.brokers_changed = false;
+            if (m.replan_at_ms <= m.now_ms) m.replan_at_ms = INT64_MAX;
+            if (decision->planned) {
+                for (const TrackedAction& t : decision->accepted) {
+                    st.action_slots[t.action.action_id] = t.partition_slots;
+                }
+                self->send(st.executor, execute_atom::value, decision);
+            }
+            st.progress->barriers.fetch_add(1, std::memory_order_relaxed);
+            st.barrier.active = false;
+            process(self);
+        });
+}
+
+void answered(Self* self) {
+    RouterState::Barrier& b = self->state.barrier;
+    assert(b.waiting > 0);
+    if (--b.waiting == 0) finish_barrier(self);
+}
+
+/// Holds the stream and gathers the state as of the last routed event.
+void start_barrier(Self* self, bool snapshot) {
+    RouterState& st = self->state;
+    RouterState::Barrier& b = st.barrier;
+    b = RouterState::Barrier{};
+    b.active = true;
+    b.snapshot = snapshot;
+    b.seq = st.memory.last_seq;
+    b.waiting = static_cast<uint32_t>(st.brokers.size()) + 2;  // + executor + partitions
+    for (auto& [id, actor] : st.brokers) {
+        self->request(actor, caf::infinite, barrier_atom::value).then([=](const BrokerRecord& record) {
+            self->state.barrier.brokers.push_back(record);
+            answered(self);
+        });
+    }
+    self->request(st.executor, caf::infinite, barrier_atom::value)
+        .then([=](const ExecutorViewPtr& view) {
+            self->state.barrier.executor = view;
+            answered(self);
+        });
+    b.drain_target = st.partition_messages_sent;
+    st.table->set_drain_target(b.drain_target);
+    if (st.table->applied() >= b.drain_target) {
+        b.partitions_drained = true;
+        answered(self);
+    }
+}
+
+/// Answers every idle request once nothing is left to do.
+void deliver_idle(Self* self) {
+    RouterState& st = self->state;
+    if (st.idle_waiters.empty() || st.barrier.active || !st.queue.empty()) return;
+    if (st.table->applied() < st.partition_messages_sent) {
+        st.table->set_drain_target(st.partition_messages_sent);
+        if (st.table->applied() < st.partition_messages_sent) return;  // a drained message follows
+    }
+    // The executor and scheduler have all they were sent once they answer.
+    auto waiters = std::make_shared<std::vector<caf::response_promise>>(std::move(st.idle_waiters));
+    st.idle_waiters.clear();
+    self->request(st.executor, caf::infinite, idle_atom::value).then([=](bool) {
+        for (caf::response_promise& waiter : *waiters) waiter.deliver(true);
+    });
+}
+
+/// Routes queued events until the queue is empty or a barrier starts.
+void process(Self* self) {
+    RouterState& st = self->state;
+    while (!st.barrier.active && !st.queue.empty()) {
+        const EventBatch& batch = *st.queue.front();
+        while (st.cursor < batch.size()) {
+            const events::Event& e = batch[st.cursor++];
+            const bool plan_due = route(self, e);
+            st.progress->events_routed.fetch_add(1, std::memory_order_relaxed);
+            st.progress->last_seq.store(e.seq, std::memory_order_relaxed);
+            if (plan_due) {
+                start_barrier(self, /*snapshot=*/false);
+                if (st.barrier.active) return;
+            }
+        }
+        st.queue.pop_front();
+        st.cursor = 0;
+        const RouterMemory& m = st.memory;
+        if (st.snapshots && m.last_seq > st.quiet_until_seq &&
+            m.last_seq - m.last_snapshot_seq >= st.settings.snapshot_interval_events) {
+            start_barrier(self, /*snapshot=*/true);
+            if (st.barrier.active) return;
+        }
+    }
+    deliver_idle(self);
+}
+
+}  // namespace
+
+caf::behavior router_actor(caf::stateful_actor<RouterState>* self, RouterSetup setup) {
+    RouterState& st = self->state;
+    st.table = setup.table;
+    st.scheduler = std::move(setup.scheduler);
+    st.executor = std::move(setup.executor);
+    st.progress = setup.progress;
+    st.config = std::move(setup.config);
+    st.overrides = std::move(setup.overrides);
+    st.settings = settings_from(st.config);
+    st.quiet_until_seq = setup.quiet_until_seq;
+    st.snapshots = setup.snapshots;
+    if (const EngineSnapshot* s = setup.restore) {
+        // The table already holds the snapshot's records; bring back the
+        // maps and one actor per slot and per broker.
+        st.memory = s->router;
+        for (const std::string& topic : s->topics) ensure_topic(st, topic);
+        for (uint32_t slot = 0; slot < st.table->size(); slot++) {
+            const PartitionRecord& record = st.table->at(slot);
+            st.partitions.push_back(
+                self->spawn(partition_actor, st.table, slot, caf::actor_cast<caf::actor>(self)));
+            st.dirty_flag.push_back(0);
+            if (record.exists) {
+                st.slot_of.emplace(partition_key(record.topic, record.partition), slot);
+                st.topic_slots[record.topic].push_back(slot);
+            }
+        }
+        for (const BrokerRecord& record : s->brokers) {
+            st.brokers.emplace(record.id, self->spawn(broker_actor, record));
+        }
+        for (const TrackedAction& t : s->executor.inflight) {
+            st.action_slots[t.action.action_id] = t.partition_slots;
+        }
+    }
+    return {
+        [=](control_atom, const caf::actor& journal) { self->state.journal = journal; },
+        [=](route_atom, const BatchPtr& batch) {
+            self->state.queue.push_back(batch);
+            if (!self->state.barrier.active) process(self);
+        },
+        [=](drained_atom, uint64_t target) {
+            RouterState& st = self->state;
+            if (st.barrier.active && !st.barrier.partitions_drained && target == st.barrier.drain_target) {
+                st.barrier.partitions_drained = true;
+                answered(self);
+                return;
+            }
+            deliver_idle(self);
+        },
+        [=](idle_atom) {
+            RouterState& st = self->state;
+            caf::response_promise promise = self->make_response_promise();
+            st.idle_waiters.push_back(promise);
+            deliver_idle(self);
+            return promise;
+        },
+    };
+}
+
+}  // namespace ballast::actors

@@ -1,0 +1,107 @@
+#pragma once
+
+/// The router: takes journaled batches in sequence order and hands each
+/// event to the actors it concerns (brokers, partitions, scheduler,
+/// executor). It owns the barrier: when a Tick makes a planning round due
+/// (the detect interval passed, a broker changed, a fenced broker's grace
+/// ran out) or a snapshot is due, it holds every later event, gathers the
+/// state as of that event's sequence number, and resumes only when the
+/// scheduler's decision has been journaled and handed to the executor. So a
+/// decision always takes effect at the same point of the stream, live or in
+/// a replay. See actors/README.md for why and what it costs.
+
+#include <atomic>
+#include <deque>
+#include <functional>
+#include <map>
+#include <unordered_map>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+#include <caf/response_promise.hpp>
+
+#include "actors/engine_config.h"
+#include "actors/engine_snapshot.h"
+#include "actors/messages.h"
+#include "actors/partition_table.h"
+
+namespace ballast::actors {
+
+/// Counters the engine reads from outside the actor system.
+struct RouterProgress {
+    std::atomic<uint64_t> events_routed{0};
+    std::atomic<uint64_t> last_seq{0};
+    std::atomic<uint64_t> barriers{0};
+    std::atomic<uint64_t> partition_samples_dropped{0};  // samples for partitions never seen
+};
+
+struct RouterState {
+    static inline const char* name = "router";
+
+    // Wiring.
+    PartitionTable* table = nullptr;
+    caf::actor scheduler;
+    caf::actor executor;
+    caf::actor journal;
+    RouterProgress* progress = nullptr;
+
+    // Settings, kept in step with ConfigChanged events.
+    events::Config config = events::Config::defaults();
+    std::vector<std::string> overrides;
+    EngineSettings settings;
+    uint64_t quiet_until_seq = 0;
+    bool snapshots = true;
+
+    // Topology.
+    std::vector<std::string> topics;                     // router topic index -> name
+    std::unordered_map<std::string, uint32_t> topic_index;
+    std::vector<std::vector<uint32_t>> topic_slots;      // router topic index -> slots
+    std::unordered_map<uint64_t, uint32_t> slot_of;      // (topic << 32 | partition) -> slot
+    std::vector<caf::actor> partitions;                  // by slot
+    std::map<int32_t, caf::actor> brokers;               // by id
+
+    // What changed since the last planning barrier.
+    std::vector<uint32_t> dirty;
+    std::vector<uint8_t> dirty_flag;  // by slot
+    uint64_t partition_messages_sent = 0;
+
+    // Clock and triggers (see router_actor.cc).
+    RouterMemory memory;
+    std::map<uint64_t, std::vector<uint32_t>> action_slots;  // in-flight action -> slots
+
+    // The stream: batches not yet routed, and where in the front one we are.
+    std::deque<BatchPtr> queue;
+    size_t cursor = 0;
+
+    // The barrier in progress.
+    struct Barrier {
+        bool active = false;
+        bool snapshot = false;
+        uint64_t seq = 0;
+        uint32_t waiting = 0;  // answers still to come
+        uint64_t drain_target = 0;
+        bool partitions_drained = false;
+        std::vector<BrokerRecord> brokers;
+        ExecutorViewPtr executor;
+    } barrier;
+    std::vector<caf::response_promise> idle_waiters;
+};
+
+struct RouterSetup {
+    PartitionTable* table = nullptr;
+    caf::actor scheduler;
+    caf::actor executor;
+    RouterProgress* progress = nullptr;
+    events::Config config = events::Config::defaults();
+    std::vector<std::string> overrides;
+    const EngineSnapshot* restore = nullptr;  // state to start from, or null
+    /// Recovery: events up to here were journaled and acted on before the
+    /// restart; their barriers decide again but act quietly.
+    uint64_t quiet_until_seq = 0;
+    bool snapshots = true;                    // false in replay: nothing to write to
+};
+
+caf::behavior router_actor(caf::stateful_actor<RouterState>* self, RouterSetup setup);
+
+}  // namespace ballast::actors

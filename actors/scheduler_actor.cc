@@ -1,0 +1,349 @@
+#include "actors/scheduler_actor.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+namespace ballast::actors {
+
+namespace {
+
+using Self = caf::stateful_actor<SchedulerState>;
+
+/// How many held-back actions an ActionsPlanned lists one by one; the counts
+/// per reason always cover all of them.
+constexpr size_t held_listed_max = 1'000;
+
+bool topic_excluded(const SchedulerState& st, const std::string& topic) {
+    const auto& listed = st.settings.excluded_topics;
+    return std::find(listed.begin(), listed.end(), topic) != listed.end() ||
+           st.memory.operator_excluded_topics.count(topic) > 0;
+}
+
+bool broker_excluded(const SchedulerState& st, int32_t id) {
+    const auto& listed = st.settings.excluded_broker_ids;
+    return std::find(listed.begin(), listed.end(), id) != listed.end() ||
+           st.memory.operator_excluded_brokers.count(id) > 0;
+}
+
+void fill_partition(const SchedulerState& st, const PartitionRecord& record, uint32_t topic,
+                    goals::Partition& p) {
+    p.topic = topic;
+    p.partition = record.partition;
+    p.leader = record.leader;
+    p.replica_count = record.replica_count;
+    p.load.bytes_in_per_s = record.bytes_in_per_s;
+    p.load.bytes_out_per_s = record.bytes_out_per_s;
+    p.load.size_bytes = record.size_bytes;
+    p.last_moved_ms = record.last_moved_ms;
+    p.in_flight = false;  // overlaid from the executor's view afterwards
+    p.excluded = topic_excluded(st, st.model.topics[topic]);
+}
+
+/// Rebuilds the partition arrays from every live slot, sorted by (topic
+/// name, partition). Needed only when partitions appear, disappear or change
+/// replication factor: O(P log P), rare.
+void rebuild_partitions(SchedulerState& st) {
+    const uint32_t slots = st.table->size();
+    std::vector<uint32_t> live;
+    live.reserve(slots);
+    for (uint32_t slot = 0; slot < slots; slot++) {
+        const PartitionRecord& r = st.table->at(slot);
+        if (r.exists && r.topic < st.router_topics.size()) live.push_back(slot);
+    }
+    std::sort(live.begin(), live.end(), [&](uint32_t a, uint32_t b) {
+        const PartitionRecord& ra = st.table->at(a);
+        const PartitionRecord& rb = st.table->at(b);
+        const std::string& ta = st.router_topics[ra.topic];
+        const std::string& tb = st.router_topics[rb.topic];
+        return ta != tb ? ta < tb : ra.partition < rb.partition;
+    });
+    goals::ClusterModel& m = st.model;
+    m.topics.clear();
+    m.partitions.assign(live.size(), goals::Partition{});
+    m.replicas.clear();
+    st.model_slots = live;
+    st.slot_to_model.assign(slots, UINT32_MAX);
+    uint32_t last_router_topic = UINT32_MAX;
+    for (uint32_t i = 0; i < live.size(); i++) {
+        const PartitionRecord& r = st.table->at(live[i]);
+        if (r.topic != last_router_topic) {
+            m.topics.push_back(st.router_topics[r.topic]);
+            last_router_topic = r.topic;
+        }
+        goals::Partition& p = m.partitions[i];
+        fill_partition(st, r, static_cast<uint32_t>(m.topics.size() - 1), p);
+        p.replica_begin = static_cast<uint32_t>(m.replicas.size());
+        m.replicas.insert(m.replicas.end(), r.replicas.begin(), r.replicas.begin() + r.replica_count);
+        st.slot_to_model[live[i]] = i;
+    }
+    st.structure_dirty = false;
+}
+
+/// Patches the partitions that changed since the last barrier, or rebuilds
+/// when the structure changed.
+void update_partitions(SchedulerState& st, const PlanInput& input) {
+    if (input.topics.size() != st.router_topics.size()) st.router_topics = input.topics;
+    if (!st.structure_dirty) {
+        for (const uint32_t slot : input.dirty_slots) {
+            const PartitionRecord& r = st.table->at(slot);
+            const uint32_t index = slot < st.slot_to_model.size() ? st.slot_to_model[slot] : UINT32_MAX;
+            if (index == UINT32_MAX || !r.exists ||
+                st.model.partitions[index].replica_count != r.replica_count) {
+                st.structure_dirty = true;
+                break;
+            }
+            goals::Partition& p = st.model.partitions[index];
+            fill_partition(st, r, p.topic, p);
+            std::copy(r.replicas.begin(), r.replicas.begin() + r.replica_count,
+                      st.model.replicas.begin() + p.replica_begin);
+        }
+    }
+    if (st.structure_dirty) rebuild_partitions(st);
+
+    // In flight: what the executor runs, as of this barrier.
+    for (goals::Partition& p : st.model.partitions) p.in_flight = false;
+    for (const TrackedAction& tracked : input.executor->inflight) {
+        for (const uint32_t slot : tracked.partition_slots) {
+            if (slot < st.slot_to_model.size() && st.slot_to_model[slot] != UINT32_MAX) {
+                st.model.partitions[st.slot_to_model[slot]].in_flight = true;
+            }
+        }
+    }
+}
+
+void update_brokers(SchedulerState& st, const PlanInput& input) {
+    goals::ClusterModel& m = st.model;
+    // Brokers named in replica lists but never registered are gone since
+    // time 0: their replicas are to be moved off like any dead broker's.
+    std::set<int32_t> ids;
+    for (const BrokerRecord& b : input.brokers) ids.insert(b.id);
+    std::vector<BrokerRecord> records = input.brokers;
+    for (const int32_t id : m.replicas) {
+        if (id >= 0 && ids.insert(id).second) {
+            BrokerRecord unknown;
+            unknown.id = id;
+            unknown.liveness = goals::Liveness::gone;
+            records.push_back(unknown);
+        }
+    }
+    std::sort(records.begin(), records.end(),
+              [](const BrokerRecord& a, const BrokerRecord& b) { return a.id < b.id; });
+    std::set<std::string> racks;
+    for (const BrokerRecord& b : records) racks.insert(b.rack);
+    m.racks.assign(racks.begin(), racks.end());
+    m.brokers.clear();
+    for (const BrokerRecord& b : records) {
+        goals::Broker broker;
+        broker.id = b.id;
+        broker.rack = static_cast<uint32_t>(
+            std::lower_bound(m.racks.begin(), m.racks.end(), b.rack) - m.racks.begin());
+        broker.liveness = b.liveness;
+        broker.liveness_changed_ms = b.liveness_changed_ms;
+        broker.metrics_time_ms = b.metrics_time_ms;
+        broker.excluded = broker_excluded(st, b.id);
+        broker.draining = st.memory.draining_brokers.count(b.id) > 0;
+        broker.capacity = st.settings.default_capacity;
+        m.brokers.push_back(broker);
+    }
+}
+
+events::Load to_event_load(const goals::BrokerLoad& l) {
+    return events::Load{l.load.bytes_in_per_s, l.load.bytes_out_per_s,
+                        static_cast<uint64_t>(std::max(0.0, l.load.size_bytes)), l.replica_count,
+                        l.leader_count};
+}
+
+goals::GateState gate_state(const ExecutorView& view) {
+    goals::GateState state;
+    state.inflight_actions = static_cast<uint32_t>(view.inflight.size());
+    std::map<int32_t, uint32_t> per_broker;
+    for (const TrackedAction& tracked : view.inflight) {
+        if (tracked.action.source_broker >= 0) per_broker[tracked.action.source_broker]++;
+        if (tracked.action.destination_broker >= 0) per_broker[tracked.action.destination_broker]++;
+    }
+    state.broker_inflight.assign(per_broker.begin(), per_broker.end());
+    state.last_batch_ms = view.last_batch_ms;
+    return state;
+}
+
+std::vector<uint32_t> slots_of(const SchedulerState& st, const goals::Action& action) {
+    std::vector<uint32_t> slots{st.model_slots[action.partition]};
+    if (action.kind == goals::ActionKind::swap) slots.push_back(st.model_slots[action.swap_partition]);
+    return slots;
+}
+
+/// Logs what no action can fix, when that list changes (not every round).
+void report_unfixable(SchedulerState& st, const goals::Plan& plan) {
+    std::vector<std::string> lines;
+    for (const goals::Unfixable& u : plan.unfixable) {
+        const std::string what =
+            u.partition < st.model.partitions.size()
+                ? st.model.topics[st.model.partitions[u.partition].topic] + "-" +
+                      std::to_string(st.model.partitions[u.partition].partition)
+                : "broker " + std::to_string(u.broker_id);
+        lines.push_back(what + " (" + goals::goal_name(u.goal) + "): " + u.reason);
+    }
+    if (lines == st.unfixable) return;
+    for (const std::string& line : lines) spdlog::warn("cannot fix {}", line);
+    if (lines.empty() && !st.unfixable.empty()) spdlog::info("nothing left that cannot be fixed");
+    st.unfixable = std::move(lines);
+}
+
+/// One planning round: model, plan, gate, journal, answer.
+caf::result<DecisionPtr> plan_round(Self* self, const PlanInput& input) {
+    SchedulerState& st = self->state;
+    st.model.as_of_seq = input.seq;
+    st.model.now_ms = input.now_ms;
+    update_partitions(st, input);
+    update_brokers(st, input);
+    if (input.snapshot_only) return DecisionPtr(std::make_shared<Decision>());
+
+    const goals::Plan plan = goals::plan(st.model, st.settings.planner);
+    goals::GateConfig gate_config = st.settings.gate;
+    gate_config.paused = st.memory.paused || !st.settings.execution_enabled;
+    const goals::GateResult gated =
+        goals::apply_gate(plan, st.model, gate_state(*input.executor), gate_config);
+    report_unfixable(st, plan);
+    if (gated.accepted.empty() && gated.held.empty()) return DecisionPtr(std::make_shared<Decision>());
+
+    st.memory.round++;
+    auto decision = std::make_shared<Decision>();
+    decision->barrier_seq = input.seq;
+    decision->planned = true;
+    decision->quiet = input.quiet;
+    events::ActionsPlanned planned;
+    planned.round = st.memory.round;
+    planned.barrier_seq = input.seq;
+    for (const goals::Action& action : gated.accepted) {
+        TrackedAction tracked;
+        tracked.action = to_event_action(st.model, action, st.memory.next_action_id++);
+        tracked.partition_slots = slots_of(st, action);
+        planned.actions.push_back(tracked.action);
+        decision->accepted.push_back(std::move(tracked));
+    }
+    for (uint8_t reason = 0; reason < goals::hold_reason_count; reason++) {
+        if (gated.held_count[reason] > 0) {
+            planned.rejections.push_back(
+                {goals::hold_reason_name(static_cast<goals::HoldReason>(reason)),
+                 gated.held_count[reason]});
+        }
+    }
+    for (size_t i = 0; i < gated.held.size() && i < held_listed_max; i++) {
+        planned.held.push_back({to_event_action(st.model, gated.held[i].action, 0),
+                                goals::hold_reason_name(gated.held[i].reason)});
+    }
+    decision->event = events::Event{0, input.now_ms, events::Source::engine, std::move(planned)};
+
+    // Recovering: the journal holds this decision already (unless the crash
+    // came between the barrier and its write: then it is written now).
+    if (input.quiet && st.journaled_barriers.count(input.seq)) {
+        st.on_decision(decision->event);
+        return DecisionPtr(decision);
+    }
+    // Journal it before anyone acts on it, then answer the router.
+    caf::response_promise promise = self->make_response_promise();
+    auto batch = std::make_shared<EventBatch>(EventBatch{decision->event});
+    self->request(st.journal, caf::infinite, record_atom::value, batch)
+        .then(
+            [=](uint64_t seq) mutable {
+                decision->event.seq = seq;
+                self->state.on_decision(decision->event);
+                promise.deliver(DecisionPtr(decision));
+            },
+            [=](caf::error& error) mutable { promise.deliver(std::move(error)); });
+    return promise;
+}
+
+void on_command(SchedulerState& st, const events::OperatorCommand& c) {
+    switch (c.command) {
+        case events::CommandKind::pause: st.memory.paused = true; break;
+        case events::CommandKind::resume: st.memory.paused = false; break;
+        case events::CommandKind::drain_brokers:
+            st.memory.draining_brokers.insert(c.broker_ids.begin(), c.broker_ids.end());
+            break;
+        case events::CommandKind::exclude_brokers:
+            st.memory.operator_excluded_brokers.insert(c.broker_ids.begin(), c.broker_ids.end());
+            break;
+        case events::CommandKind::include_brokers:
+            for (const int32_t id : c.broker_ids) {
+                st.memory.operator_excluded_brokers.erase(id);
+                st.memory.draining_brokers.erase(id);
+            }
+            break;
+        case events::CommandKind::exclude_topics:
+            st.memory.operator_excluded_topics.insert(c.topics.begin(), c.topics.end());
+            st.structure_dirty = true;
+            break;
+        case events::CommandKind::include_topics:
+            for (const std::string& topic : c.topics) st.memory.operator_excluded_topics.erase(topic);
+            st.structure_dirty = true;
+            break;
+        case events::CommandKind::cancel_actions: break;  // the executor's
+    }
+}
+
+}  // namespace
+
+events::Action to_event_action(const goals::ClusterModel& model, const goals::Action& action,
+                               uint64_t action_id) {
+    const goals::Partition& p = model.partitions[action.partition];
+    events::Action out;
+    out.action_id = action_id;
+    out.kind = static_cast<events::ActionKind>(action.kind);
+    out.topic = model.topics[p.topic];
+    out.partition = p.partition;
+    out.source_broker = action.source;
+    out.destination_broker = action.destination;
+    out.replicas_before = action.replicas_before;
+    out.replicas_after = action.replicas_after;
+    if (action.kind == goals::ActionKind::swap) {
+        const goals::Partition& q = model.partitions[action.swap_partition];
+        out.swap_topic = model.topics[q.topic];
+        out.swap_partition = q.partition;
+        out.swap_replicas_before = action.swap_replicas_before;
+        out.swap_replicas_after = action.swap_replicas_after;
+    }
+    out.goal = goals::goal_name(action.goal);
+    for (const goals::BrokerLoadChange& c : action.loads) {
+        out.loads.push_back({c.broker_id, to_event_load(c.before), to_event_load(c.after)});
+    }
+    return out;
+}
+
+caf::behavior scheduler_actor(caf::stateful_actor<SchedulerState>* self, const PartitionTable* table,
+                              caf::actor journal, events::Config config,
+                              std::vector<std::string> overrides, SchedulerMemory memory,
+                              std::set<uint64_t> journaled_barriers,
+                              std::function<void(const events::Event&)> on_decision) {
+    SchedulerState& st = self->state;
+    st.journaled_barriers = std::move(journaled_barriers);
+    st.table = table;
+    st.journal = std::move(journal);
+    st.config = std::move(config);
+    st.overrides = std::move(overrides);
+    st.settings = settings_from(st.config);
+    st.memory = std::move(memory);
+    st.on_decision = std::move(on_decision);
+    return {
+        [=](plan_atom, const PlanInputPtr& input) { return plan_round(self, *input); },
+        [=](control_atom, const EventPtr& event) {
+            SchedulerState& st = self->state;
+            if (const auto* change = std::get_if<events::ConfigChanged>(&event->body)) {
+                for (const std::string& problem :
+                     apply_config_change(st.config, *change, st.overrides)) {
+                    spdlog::warn("seq {}: config change skipped: {}", event->seq, problem);
+                }
+                st.settings = settings_from(st.config);
+                st.structure_dirty = true;  // exclusions may have changed
+            } else if (const auto* command = std::get_if<events::OperatorCommand>(&event->body)) {
+                on_command(st, *command);
+            }
+        },
+        [=](snapshot_atom) -> SchedulerMemory { return self->state.memory; },
+    };
+}
+
+}  // namespace ballast::actors

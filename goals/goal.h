@@ -1,0 +1,111 @@
+#pragma once
+
+/// The goal interface, and the context a goal optimizes in. Private to goals/.
+///
+/// A goal answers three questions about the working state:
+///   - `satisfied`: does the cluster, as the plan leaves it so far, meet me?
+///   - `accepts`: would I let this action happen? Every action a goal
+///     proposes must be accepted by its guards: every configured hard goal,
+///     every soft goal of higher priority, and itself. Hard goals accept an
+///     action when nothing they judge that is fine becomes wrong and nothing
+///     wrong gets worse; so a plan never breaks a hard goal the input met.
+///     Soft goals judge the same way against their band, so a lower goal
+///     never makes a higher one worse.
+///   - `optimize`: propose actions that improve me, apply each one that the
+///     guards accept, until I am satisfied, nothing helps, or the plan is
+///     full (PlannerConfig::actions_max).
+///
+/// Goals are stateless between calls: everything they judge by (means,
+/// bands, orders) is kept current by PlanningState, so a goal can guard
+/// while another optimizes.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "goals/planning_state.h"
+
+namespace ballast::goals {
+
+/// Unfixable findings, capped at PlannerConfig::unfixable_max.
+class Findings {
+public:
+    explicit Findings(uint32_t max) : _max(max) {}
+    void add(uint32_t partition, int32_t broker_id, GoalKind goal, std::string reason);
+    std::vector<Unfixable>& list() { return _list; }
+    uint32_t omitted() const { return _omitted; }
+
+private:
+    uint32_t _max = 0;
+    std::vector<Unfixable> _list;
+    uint32_t _omitted = 0;
+};
+
+class Goal;
+
+/// What a goal optimizes with: the state, its guards, the plan's budget.
+class GoalContext {
+public:
+    GoalContext(PlanningState& state, GoalKind goal, std::vector<const Goal*> guards,
+                Findings& findings)
+        : _state(state), _goal(goal), _guards(std::move(guards)), _findings(findings) {}
+
+    PlanningState& state() { return _state; }
+    const PlanningState& state() const { return _state; }
+    GoalKind goal() const { return _goal; }
+
+    /// Room for one more action in the plan.
+    bool budget_left() const { return _state.action_count() < _state.config().actions_max; }
+    /// Applies `c` if the plan has room, it is valid (`repair`: a hard goal
+    /// may take from brokers that do not balance, see PlanningState::valid)
+    /// and every guard accepts it. Returns whether it was applied.
+    bool try_apply(const Candidate& c, bool repair = false);
+    /// The guard that refused the last candidate try_apply turned down
+    /// (nullptr: it was invalid or the plan was full).
+    const Goal* last_refusal() const { return _last_refusal; }
+
+    /// Marks the plan so far; `undo_to(mark)` takes back what came after.
+    size_t mark() const { return _state.action_count(); }
+    void undo_to(size_t mark);
+
+    void unfixable(uint32_t partition, int32_t broker_id, std::string reason) {
+        _findings.add(partition, broker_id, _goal, std::move(reason));
+    }
+
+private:
+    PlanningState& _state;
+    GoalKind _goal;
+    std::vector<const Goal*> _guards;
+    Findings& _findings;
+    const Goal* _last_refusal = nullptr;
+};
+
+class Goal {
+public:
+    explicit Goal(GoalKind kind) : _kind(kind) {}
+    virtual ~Goal() = default;
+    Goal(const Goal&) = delete;
+    Goal& operator=(const Goal&) = delete;
+
+    GoalKind kind() const { return _kind; }
+    bool hard() const { return goal_is_hard(_kind); }
+
+    virtual bool satisfied(const PlanningState& state) const = 0;
+    virtual bool accepts(const PlanningState& state, const Candidate& c) const = 0;
+    virtual void optimize(GoalContext& context) const = 0;
+
+private:
+    GoalKind _kind;
+};
+
+std::unique_ptr<Goal> make_rack_aware_goal();
+std::unique_ptr<Goal> make_replica_capacity_goal();
+std::unique_ptr<Goal> make_capacity_goal(GoalKind kind);  // network in / out, disk
+std::unique_ptr<Goal> make_network_distribution_goal(GoalKind kind);
+std::unique_ptr<Goal> make_replica_count_goal();
+std::unique_ptr<Goal> make_leader_count_goal();
+std::unique_ptr<Goal> make_topic_spread_goal();
+std::unique_ptr<Goal> make_goal(GoalKind kind);
+
+}  // namespace ballast::goals

@@ -1,0 +1,241 @@
+/// ReplicaCountDistributionGoal and LeaderCountDistributionGoal (soft).
+///
+/// Over the eligible brokers: mean = count / brokers, band =
+/// [floor(mean x (1 - deviation)), ceil(mean x (1 + deviation))]; the
+/// excess is the distance outside it. Accepting: a touched broker in the
+/// band stays in it, and the touched brokers' total excess does not grow.
+///
+/// Replica count: brokers above the band, fullest first, move replicas
+/// (least network load first: the load goals above are most likely to
+/// accept them) to the emptiest brokers that stay in the band; then brokers
+/// below the band, emptiest first, pull from the fullest the same way.
+///
+/// Leader count: brokers above the band hand leadership of partitions they
+/// lead (least leader traffic first) to the follower with the fewest
+/// leaders; brokers below the band take leadership of partitions they
+/// follow from leaders above the mean. LEADER actions only: a preferred
+/// leader change moves no data.
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <vector>
+
+#include "goals/goal.h"
+#include "goals/goal_search.h"
+
+namespace ballast::goals {
+namespace {
+
+struct CountBand {
+    double mean = 0;
+    int64_t lower = 0;
+    int64_t upper = 0;
+    int64_t excess(int64_t count) const { return std::max<int64_t>({0, lower - count, count - upper}); }
+    bool fine(int64_t count) const { return excess(count) == 0; }
+};
+
+CountBand count_band(int64_t total, uint32_t brokers, double deviation) {
+    CountBand band;
+    if (brokers == 0) return band;
+    band.mean = static_cast<double>(total) / brokers;
+    band.lower = static_cast<int64_t>(std::floor(band.mean * (1 - deviation)));
+    band.upper = static_cast<int64_t>(std::ceil(band.mean * (1 + deviation)));
+    return band;
+}
+
+/// The shared accept rule for a count: `count_of(b)` now, `delta[side]` its change.
+template <class CountOf>
+bool count_accepts(const PlanningState& state, const Candidate& c, const CountBand& band,
+                   const int32_t (&delta)[2], CountOf count_of) {
+    int64_t before_total = 0;
+    int64_t after_total = 0;
+    for (int side = 0; side < 2; side++) {
+        const uint32_t b = c.broker(side);
+        if (!state.broker(b).eligible || delta[side] == 0) continue;
+        const int64_t before = count_of(b);
+        const int64_t after = before + delta[side];
+        if (band.fine(before) && !band.fine(after)) return false;
+        before_total += band.excess(before);
+        after_total += band.excess(after);
+    }
+    return after_total <= before_total;
+}
+
+// ---------------------------------------------------------------- replica count
+
+class ReplicaCountGoal final : public Goal {
+public:
+    ReplicaCountGoal() : Goal(GoalKind::replica_count_distribution) {}
+
+    static CountBand band(const PlanningState& state) {
+        return count_band(state.eligible_replicas(), state.eligible_count(),
+                          state.config().replica_count_avg_deviation);
+    }
+
+    bool satisfied(const PlanningState& state) const override {
+        const CountBand b = band(state);
+        const PlanningState::CountOrder& order = state.order_by_replicas();
+        return order.empty() || (b.fine(order.begin()->first) && b.fine(order.rbegin()->first));
+    }
+
+    bool accepts(const PlanningState& state, const Candidate& c) const override {
+        return count_accepts(state, c, band(state), c.replica_delta,
+                             [&](uint32_t b) { return state.broker(b).replica_count; });
+    }
+
+    void optimize(GoalContext& context) const override {
+        PlanningState& state = context.state();
+        if (state.eligible_count() < 2) return;
+        const CountBand b = band(state);
+        ReplicaLists lists(state, network_key(), false);
+        std::vector<std::pair<int32_t, uint32_t>> full;
+        std::vector<std::pair<int32_t, uint32_t>> empty;
+        for (const auto& [count, broker] : state.order_by_replicas()) {
+            if (count > b.upper) full.emplace_back(-count, broker);
+            if (count < b.lower) empty.emplace_back(count, broker);
+        }
+        std::sort(full.begin(), full.end());
+        for (int phase = 0; phase < 2; phase++) {
+            const bool shedding = phase == 0;
+            for (const auto& [unused, broker] : shedding ? full : empty) {
+                // Each step touches a partition no later step may touch: at most one per partition.
+                const size_t steps_max = static_cast<size_t>(state.partition_count()) + 1;
+                for (size_t step = 0; step < steps_max; step++) {
+                    if (!context.budget_left()) return;
+                    if (b.fine(state.broker(broker).replica_count)) break;
+                    if (!step_between(context, lists, b, broker, shedding)) break;
+                }
+            }
+        }
+    }
+
+private:
+    bool step_between(GoalContext& context, ReplicaLists& lists, const CountBand& b, uint32_t broker,
+                      bool shedding) const {
+        PlanningState& state = context.state();
+        const int32_t own = state.broker(broker).replica_count;
+        // A partner must stay in the band and end no fuller (emptier) than the broker.
+        auto keep = [](int32_t, uint32_t) { return true; };
+        auto stop = [&](int32_t count, uint32_t) {
+            return shedding ? (count + 1 > b.upper || count + 1 >= own) : (count - 1 < b.lower || count - 1 <= own);
+        };
+        const PlanningState::CountOrder& order = state.order_by_replicas();
+        const std::vector<uint32_t> partners =
+            shedding ? collect_partners(state, order.begin(), order.end(), broker, keep, stop)
+                     : collect_partners(state, order.rbegin(), order.rend(), broker, keep, stop);
+        for (uint32_t partner : partners) {
+            const uint32_t s = shedding ? broker : partner;
+            const uint32_t d = shedding ? partner : broker;
+            bool applied = false;
+            uint32_t refusals = 0;
+            visit_ascending(state, s, lists.of(s), replica_tries_max, [&](const ReplicaEntry& e) {
+                applied = context.try_apply(state.move(e.partition, s, d, false));
+                if (!applied && refused_by_rack(context)) refusals++;
+                return applied || refusals >= partner_refusals_max;
+            });
+            if (applied) return true;
+        }
+        return false;
+    }
+};
+
+// ---------------------------------------------------------------- leader count
+
+class LeaderCountGoal final : public Goal {
+public:
+    LeaderCountGoal() : Goal(GoalKind::leader_count_distribution) {}
+
+    static CountBand band(const PlanningState& state) {
+        return count_band(state.eligible_leaders(), state.eligible_count(),
+                          state.config().leader_count_avg_deviation);
+    }
+
+    bool satisfied(const PlanningState& state) const override {
+        const CountBand b = band(state);
+        const PlanningState::CountOrder& order = state.order_by_leaders();
+        return order.empty() || (b.fine(order.begin()->first) && b.fine(order.rbegin()->first));
+    }
+
+    bool accepts(const PlanningState& state, const Candidate& c) const override {
+        return count_accepts(state, c, band(state), c.leader_delta,
+                             [&](uint32_t b) { return state.broker(b).leader_count; });
+    }
+
+    void optimize(GoalContext& context) const override {
+        PlanningState& state = context.state();
+        if (state.eligible_count() < 2) return;
+        const CountBand b = band(state);
+        // Partitions a broker leads, least leader-only traffic first.
+        auto leader_shift = [](const PlanningState& s, uint32_t p, uint32_t broker) {
+            return s.leader(p) == static_cast<int32_t>(broker) && s.partition(p).replica_count > 1
+                       ? load_of(s.replica_load_on(p, broker), Resource::network_out) + 1
+                       : 0.0;
+        };
+        ReplicaLists led(state, leader_shift, true);
+        std::vector<std::pair<int32_t, uint32_t>> full;
+        std::vector<std::pair<int32_t, uint32_t>> empty;
+        for (const auto& [count, broker] : state.order_by_leaders()) {
+            if (count > b.upper) full.emplace_back(-count, broker);
+            if (count < b.lower) empty.emplace_back(count, broker);
+        }
+        std::sort(full.begin(), full.end());
+        for (const auto& [unused, s] : full) {
+            const size_t steps_max = led.of(s).entries.size() + 1;
+            for (size_t step = 0; step < steps_max; step++) {
+                if (!context.budget_left()) return;
+                if (b.fine(state.broker(s).leader_count) || !hand_off(context, led, b, s)) break;
+            }
+        }
+        for (const auto& [unused, d] : empty) {
+            for (uint32_t p : state.model_partitions_of(d)) {
+                if (!context.budget_left()) return;
+                if (b.fine(state.broker(d).leader_count)) break;
+                take_over(context, b, p, d);
+            }
+        }
+    }
+
+private:
+    /// `s` gives up leadership of one partition to its least-leading follower.
+    bool hand_off(GoalContext& context, ReplicaLists& led, const CountBand& b, uint32_t s) const {
+        PlanningState& state = context.state();
+        return visit_ascending(state, s, led.of(s), replica_tries_max, [&](const ReplicaEntry& e) {
+            if (state.leader(e.partition) != static_cast<int32_t>(s)) return false;
+            // Followers by leader count, then index; RF is small.
+            std::vector<std::pair<int32_t, uint32_t>> followers;
+            for (uint32_t f : state.replicas(e.partition)) {
+                if (f == s || !state.broker(f).eligible) continue;
+                const int32_t leaders = state.broker(f).leader_count;
+                if (leaders + 1 > b.upper || leaders + 1 >= state.broker(s).leader_count) continue;
+                followers.emplace_back(leaders, f);
+            }
+            std::sort(followers.begin(), followers.end());
+            for (const auto& [leaders, f] : followers) {
+                if (context.try_apply(state.leader_change(e.partition, s, f))) return true;
+            }
+            return false;
+        });
+    }
+
+    /// `d`, short of leaders, takes leadership of `p` if it follows it and
+    /// its leader has more than enough.
+    bool take_over(GoalContext& context, const CountBand& b, uint32_t p, uint32_t d) const {
+        PlanningState& state = context.state();
+        if (!state.movable(p) || !state.holds(d, p) || state.partition(p).replica_count < 2) return false;
+        const int32_t leader = state.leader(p);
+        if (leader < 0 || leader == static_cast<int32_t>(d)) return false;
+        const uint32_t s = static_cast<uint32_t>(leader);
+        if (!state.broker(s).eligible) return false;
+        const int32_t leaders = state.broker(s).leader_count;
+        if (leaders - 1 < b.lower || leaders - 1 <= state.broker(d).leader_count) return false;
+        return context.try_apply(state.leader_change(p, s, d));
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<Goal> make_replica_count_goal() { return std::make_unique<ReplicaCountGoal>(); }
+std::unique_ptr<Goal> make_leader_count_goal() { return std::make_unique<LeaderCountGoal>(); }
+
+}  // namespace ballast::goals

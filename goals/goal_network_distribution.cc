@@ -1,0 +1,347 @@
+/// NetworkIn/NetworkOutUsageDistributionGoal (soft): AutoMQ's band.
+///
+/// Over the eligible brokers: mean = total / brokers, band = mean x
+/// (1 ± avg_deviation). A broker is fine inside the band; when the mean is
+/// below the detect threshold, a broker below the threshold is fine too.
+/// Its excess is its distance outside what is fine (a convex function of
+/// its load, which makes "cheapest destination first" the best first try).
+///
+/// Accepting (as a guard, and for its own moves): a touched broker that is
+/// fine stays fine; the touched brokers' total excess does not grow; and no
+/// touched broker ends farther from the mean than the farthest broker is now.
+/// The last rule means no action of this or any lower goal ever widens the
+/// distribution (its largest deviation from the mean never grows).
+///
+/// Optimize (AutoMQ's algorithm, best-fit instead of largest-first, plus
+/// leader changes and swaps): brokers above the band, heaviest first, shed
+/// to the lightest brokers below the mean (up to 64 per rack); then brokers
+/// below the band, lightest first, pull from the heaviest the same way. Per
+/// step, the first of these that the guards accept:
+///   1. (out, RF > 1) hand leadership to a follower: moves no data, and
+///      out is mostly the leader's (consumers and replication);
+///   2. move a replica: the largest no bigger than the ideal amount
+///      min(source - mean, mean - destination), else the smallest that still
+///      lowers the excess; followers before leaders, since a follower's move
+///      leaves the other direction's load where it is;
+///   3. swap a replica for a lighter one of the partner. A broker found outside the band is brought to within 90% of
+/// it (Cruise Control's balance margin): small drifts then do not trigger
+/// again at once, and the sibling direction, which moves along, is less
+/// likely to be left just outside its own band. If the actions for one
+/// broker change its load by less than trivial_change_ratio x mean in
+/// total, they are taken back (not worth moving). The in and out goals guard each other whatever their order
+/// (AutoMQ scores them as one group), so fixing one does not skew the other.
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "goals/goal.h"
+#include "goals/goal_search.h"
+
+namespace ballast::goals {
+namespace {
+
+/// The fraction of the band a fix aims for (see above).
+constexpr double balance_margin = 0.9;
+
+struct Band {
+    double mean = 0;
+    double lower = 0;
+    double upper = 0;
+    double threshold = 0;
+    bool quiet = false;  // mean below the detect threshold
+    double tolerance = 0;
+
+    double excess(double load) const {
+        if (quiet) return std::max(0.0, load - std::max(upper, threshold));
+        return std::max({0.0, lower - load, load - upper});
+    }
+    bool fine(double load) const { return excess(load) <= 0; }
+};
+
+/// The lists one run of the goal searches, each built per broker at first use.
+struct Lists {
+    ReplicaLists followers;  // replicas the broker follows, by this load (empty for out)
+    ReplicaLists leaders;    // replicas it leads, by this load
+    ReplicaLists all;        // every replica, by this load (swaps)
+    ReplicaLists led;        // out: partitions it leads with RF > 1, by what a leader change shifts
+    ReplicaLists followed;   // out: partitions it follows with RF > 1, by what leading them would add
+};
+
+/// Out traffic that moves with leadership: consumers' reads plus one copy
+/// of the produce traffic per follower.
+double leader_shift(const PlanningState& state, uint32_t p) {
+    const Partition& partition = state.partition(p);
+    return replica_load(partition, true).bytes_out_per_s - replica_load(partition, false).bytes_out_per_s;
+}
+
+class NetworkDistributionGoal final : public Goal {
+public:
+    explicit NetworkDistributionGoal(GoalKind kind)
+        : Goal(kind),
+          _resource(kind == GoalKind::network_in_usage_distribution ? Resource::network_in
+                                                                    : Resource::network_out) {}
+
+    /// The band (margin 1) or the target a fix aims for (balance_margin).
+    Band band(const PlanningState& state, double margin = 1) const {
+        const PlannerConfig& config = state.config();
+        const bool in = _resource == Resource::network_in;
+        const double deviation = in ? config.network_in_avg_deviation : config.network_out_avg_deviation;
+        Band band;
+        band.threshold = in ? config.network_in_detect_threshold_bytes_per_s
+                            : config.network_out_detect_threshold_bytes_per_s;
+        if (state.eligible_count() > 0) {
+            band.mean = state.eligible_total(_resource) / state.eligible_count();
+        }
+        band.lower = std::max(0.0, band.mean * (1 - margin * deviation));
+        band.upper = band.mean * (1 + margin * deviation);
+        band.quiet = band.mean < band.threshold;
+        // Running sums drift by rounding; comparisons allow this much.
+        band.tolerance = 1e-9 * (band.mean + 1);
+        return band;
+    }
+
+    double load(const PlanningState& state, uint32_t b) const {
+        return load_of(state.broker(b).load, _resource);
+    }
+
+    /// Largest |load - mean| over eligible brokers, from the ordered index.
+    double deviation_max(const PlanningState& state, const Band& band) const {
+        const PlanningState::LoadOrder& order = state.order_by(_resource);
+        if (order.empty()) return 0;
+        return std::max(order.rbegin()->first - band.mean, band.mean - order.begin()->first);
+    }
+
+    bool satisfied(const PlanningState& state) const override {
+        const Band b = band(state);
+        const PlanningState::LoadOrder& order = state.order_by(_resource);
+        if (order.empty()) return true;
+        return b.fine(order.begin()->first) && b.fine(order.rbegin()->first);
+    }
+
+    bool accepts(const PlanningState& state, const Candidate& c) const override {
+        const Band b = band(state);
+        const double deviation_limit = deviation_max(state, b) + b.tolerance;
+        double excess_before = 0;
+        double excess_after = 0;
+        for (int side = 0; side < 2; side++) {
+            const uint32_t broker = c.broker(side);
+            if (!state.broker(broker).eligible) continue;  // outside the distribution
+            const double before = load(state, broker);
+            const double after = before + load_of(c.load_delta[side], _resource);
+            if (b.fine(before) && b.excess(after) > b.tolerance) return false;
+            if (std::abs(after - b.mean) > deviation_limit) return false;
+            excess_before += b.excess(before);
+            excess_after += b.excess(after);
+        }
+        return excess_after <= excess_before + b.tolerance;
+    }
+
+    /// Does `c` lower the touched brokers' excess over `b` (strictly)?
+    bool improves(const PlanningState& state, const Band& b, const Candidate& c) const {
+        double excess_before = 0;
+        double excess_after = 0;
+        for (int side = 0; side < 2; side++) {
+            const double before = load(state, c.broker(side));
+            excess_before += b.excess(before);
+            excess_after += b.excess(before + load_of(c.load_delta[side], _resource));
+        }
+        return excess_after < excess_before - b.tolerance;
+    }
+
+    void optimize(GoalContext& context) const override {
+        PlanningState& state = context.state();
+        if (state.eligible_count() < 2) return;
+        // Moves among eligible brokers keep the total: the band holds for the whole run.
+        const Band b = band(state);
+        const Band target = band(state, balance_margin);
+        const PlannerConfig& config = state.config();
+        const double trivial = (_resource == Resource::network_in ? config.network_in_trivial_change_ratio
+                                                                  : config.network_out_trivial_change_ratio) *
+                               b.mean;
+        const Resource resource = _resource;
+        auto leads = [](const PlanningState& s, uint32_t p, uint32_t b) {
+            return s.leader(p) == static_cast<int32_t>(b);
+        };
+        auto transferable = [](const PlanningState& s, uint32_t p) { return s.partition(p).replica_count > 1; };
+        Lists lists{
+            ReplicaLists(state, [=](const PlanningState& s, uint32_t p, uint32_t b) {
+                return leads(s, p, b) ? 0.0 : load_of(s.replica_load_on(p, b), resource);
+            }, true),
+            ReplicaLists(state, [=](const PlanningState& s, uint32_t p, uint32_t b) {
+                return leads(s, p, b) ? load_of(s.replica_load_on(p, b), resource) : 0.0;
+            }, true),
+            ReplicaLists(state, resource_key(resource), true),
+            ReplicaLists(state, [=](const PlanningState& s, uint32_t p, uint32_t b) {
+                return leads(s, p, b) && transferable(s, p) ? leader_shift(s, p) : 0.0;
+            }, true),
+            ReplicaLists(state, [=](const PlanningState& s, uint32_t p, uint32_t b) {
+                return !leads(s, p, b) && transferable(s, p) && s.leader(p) >= 0 ? leader_shift(s, p) : 0.0;
+            }, true),
+        };
+
+        // Heavy brokers shed, heaviest first; then light ones pull, lightest first.
+        std::vector<std::pair<double, uint32_t>> heavy;
+        std::vector<std::pair<double, uint32_t>> light;
+        for (const auto& [value, broker] : state.order_by(_resource)) {
+            if (b.fine(value)) continue;
+            if (value > b.mean) heavy.emplace_back(-value, broker);
+            else light.emplace_back(value, broker);
+        }
+        std::sort(heavy.begin(), heavy.end());
+        for (int phase = 0; phase < 2; phase++) {
+            const bool shedding = phase == 0;
+            for (const auto& [unused, broker] : shedding ? heavy : light) {
+                if (!context.budget_left()) return;
+                if (b.fine(load(state, broker))) continue;  // fixed on the way
+                const size_t mark = context.mark();
+                const double start = load(state, broker);
+                // Each step applies one action or ends the loop.
+                // Each step touches a partition no later step may touch: at most one per partition.
+                const size_t steps_max = static_cast<size_t>(state.partition_count()) + 1;
+                for (size_t step = 0; step < steps_max; step++) {
+                    if (target.fine(load(state, broker)) || !context.budget_left()) break;
+                    const bool acted = step_between(context, lists, target, broker, shedding);
+                    if (!acted) break;
+                }
+                if (std::abs(load(state, broker) - start) < trivial) context.undo_to(mark);
+            }
+        }
+    }
+
+private:
+    /// One action between `broker` and the other side: when `shedding`,
+    /// `broker` is the source and destinations are the lightest brokers below
+    /// the mean; else it is the destination and sources are the heaviest
+    /// above the mean. Moves first, then swaps.
+    bool step_between(GoalContext& context, Lists& lists, const Band& b, uint32_t broker,
+                      bool shedding) const {
+        PlanningState& state = context.state();
+        // Partners in order; copied because applying an action reorders the index.
+        const PlanningState::LoadOrder& order = state.order_by(_resource);
+        auto keep = [](double, uint32_t) { return true; };
+        auto stop = [&](double value, uint32_t) { return shedding ? value >= b.mean : value <= b.mean; };
+        const std::vector<uint32_t> partners =
+            shedding ? collect_partners(state, order.begin(), order.end(), broker, keep, stop)
+                     : collect_partners(state, order.rbegin(), order.rend(), broker, keep, stop);
+
+        if (partners.empty()) return false;
+        if (_resource == Resource::network_out && transfer_leadership(context, lists, b, broker, shedding)) {
+            return true;
+        }
+
+        // Moves: replicas in best-fit order for the best-placed partner; each
+        // tried with every partner in order (a replica a guard refuses for one
+        // broker, say the rack goal, often fits the next). Off `broker` when
+        // shedding; when filling, the replica comes off each partner in turn.
+        for (ReplicaLists* candidates : {&lists.followers, &lists.leaders}) {
+            bool applied = false;
+            if (shedding) {
+                const double ideal = std::min(load(state, broker) - b.mean, b.mean - load(state, partners[0]));
+                const double gap = load(state, broker) - load(state, partners[0]);
+                visit_below_first(state, broker, candidates->of(broker), ideal, gap, replica_tries_max,
+                                  [&](const ReplicaEntry& e) {
+                    for (uint32_t d : partners) {
+                        const Candidate c = state.move(e.partition, broker, d, false);
+                        if (improves(state, b, c) && context.try_apply(c)) return applied = true;
+                    }
+                    return false;
+                });
+                if (applied) return true;
+                continue;
+            }
+            for (uint32_t s : partners) {
+                const double ideal = std::min(load(state, s) - b.mean, b.mean - load(state, broker));
+                const double gap = load(state, s) - load(state, broker);
+                uint32_t refusals = 0;
+                visit_below_first(state, s, candidates->of(s), ideal, gap, replica_tries_max,
+                                  [&](const ReplicaEntry& e) {
+                    const Candidate c = state.move(e.partition, s, broker, false);
+                    if (!improves(state, b, c)) return false;
+                    applied = context.try_apply(c);
+                    if (!applied && refused_by_rack(context)) refusals++;
+                    return applied || refusals >= partner_refusals_max;
+                });
+                if (applied) return true;
+            }
+        }
+
+        const size_t swap_partners = std::min<size_t>(partners.size(), swap_destinations_max);
+        for (size_t i = 0; i < swap_partners; i++) {
+            const uint32_t s = shedding ? broker : partners[i];
+            const uint32_t d = shedding ? partners[i] : broker;
+            const double ideal = std::min(load(state, s) - b.mean, b.mean - load(state, d));
+            const double gap = load(state, s) - load(state, d);
+            ReplicaList& theirs = lists.all.of(d);
+            // Mine from the largest down; theirs so that mine - theirs is
+            // close to the ideal amount and within the gap.
+            bool applied = false;
+            uint32_t refusals = 0;
+            visit_below_first(state, s, lists.all.of(s), std::numeric_limits<double>::infinity(), 0,
+                              swap_tries_max, [&](const ReplicaEntry& mine) {
+                visit_above_first(state, d, theirs, mine.value - ideal, mine.value - gap,
+                                  std::nextafter(mine.value, 0.0), swap_tries_max,
+                                  [&](const ReplicaEntry& other) {
+                    const Candidate c = state.swap(mine.partition, s, other.partition, d);
+                    if (!improves(state, b, c)) return false;
+                    applied = context.try_apply(c);
+                    if (!applied && refused_by_rack(context)) refusals++;
+                    return applied || refusals >= partner_refusals_max;
+                });
+                return applied || refusals >= partner_refusals_max;
+            });
+            if (applied) return true;
+        }
+        return false;
+    }
+
+    /// Out only: hand leadership of one partition from a heavy broker to a
+    /// follower on a lighter one. Shedding: `broker` gives up a partition it
+    /// leads to its lightest follower; filling: `broker` takes over a
+    /// partition it follows from a leader above the mean.
+    bool transfer_leadership(GoalContext& context, Lists& lists, const Band& b, uint32_t broker,
+                             bool shedding) const {
+        PlanningState& state = context.state();
+        const double own = load(state, broker);
+        bool applied = false;
+        if (shedding) {
+            visit_below_first(state, broker, lists.led.of(broker), own - b.mean, own, replica_tries_max,
+                              [&](const ReplicaEntry& e) {
+                std::vector<std::pair<double, uint32_t>> followers;
+                for (uint32_t f : state.replicas(e.partition)) {
+                    if (f != broker && state.broker(f).eligible) followers.emplace_back(load(state, f), f);
+                }
+                std::sort(followers.begin(), followers.end());
+                for (const auto& [unused, f] : followers) {
+                    const Candidate c = state.leader_change(e.partition, broker, f);
+                    if (improves(state, b, c) && context.try_apply(c)) return applied = true;
+                }
+                return false;
+            });
+            return applied;
+        }
+        visit_below_first(state, broker, lists.followed.of(broker), b.mean - own,
+                          std::numeric_limits<double>::infinity(), replica_tries_max,
+                          [&](const ReplicaEntry& e) {
+            const int32_t leader = state.leader(e.partition);
+            if (leader < 0 || !state.broker(static_cast<uint32_t>(leader)).eligible) return false;
+            const Candidate c = state.leader_change(e.partition, static_cast<uint32_t>(leader), broker);
+            return applied = improves(state, b, c) && context.try_apply(c);
+        });
+        return applied;
+    }
+
+    Resource _resource;
+};
+
+}  // namespace
+
+std::unique_ptr<Goal> make_network_distribution_goal(GoalKind kind) {
+    assert(kind == GoalKind::network_in_usage_distribution ||
+           kind == GoalKind::network_out_usage_distribution);
+    return std::make_unique<NetworkDistributionGoal>(kind);
+}
+
+}  // namespace ballast::goals

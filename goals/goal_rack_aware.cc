@@ -1,0 +1,141 @@
+/// RackAwareGoal (hard): no rack holds more than `rack_limit(p)` replicas of
+/// a partition: one when the usable racks are at least RF, else
+/// ceil(RF / racks) (as even as the racks allow; a cluster without racks
+/// never violates it).
+///
+/// A partition's rack excess is the sum over racks of max(0, count - limit);
+/// it is satisfied at zero. Accepts an action when no touched partition's
+/// excess grows and none goes from zero to more. Optimize: scan partitions
+/// in order; for each with excess, move one replica out of the most crowded
+/// rack (a follower first, then the leader) to the least loaded eligible
+/// broker (network in) in a rack below the limit; repeat while it helps.
+
+#include <algorithm>
+#include <array>
+#include <cassert>
+#include <string>
+#include <vector>
+
+#include "goals/goal.h"
+
+namespace ballast::goals {
+namespace {
+
+/// Rack excess of `p` as it stands: quadratic in RF, which is small.
+uint32_t rack_excess(const PlanningState& state, uint32_t p) {
+    std::span<const uint32_t> slots = state.replicas(p);
+    const uint32_t limit = state.rack_limit(p);
+    uint32_t excess = 0;
+    for (size_t i = 0; i < slots.size(); i++) {
+        // Count each rack once: at its first slot.
+        const uint32_t rack = state.broker(slots[i]).rack;
+        bool first = true;
+        uint32_t same = 0;
+        for (size_t j = 0; j < slots.size() && first; j++) {
+            if (state.broker(slots[j]).rack != rack) continue;
+            first = j >= i;
+            same++;
+        }
+        if (first && same > limit) excess += same - limit;
+    }
+    return excess;
+}
+
+/// How the excess of `p` changes when its replica on `from` goes to `to`:
+/// only the two racks involved change, so one pass over the replicas.
+int32_t rack_excess_change(const PlanningState& state, uint32_t p, uint32_t from, uint32_t to) {
+    const uint32_t from_rack = state.broker(from).rack;
+    const uint32_t to_rack = state.broker(to).rack;
+    if (from_rack == to_rack) return 0;
+    int32_t from_count = 0;
+    int32_t to_count = 0;
+    for (uint32_t b : state.replicas(p)) {
+        from_count += state.broker(b).rack == from_rack;
+        to_count += state.broker(b).rack == to_rack;
+    }
+    const int32_t limit = static_cast<int32_t>(state.rack_limit(p));
+    auto over = [limit](int32_t count) { return std::max(0, count - limit); };
+    return over(to_count + 1) - over(to_count) + over(from_count - 1) - over(from_count);
+}
+
+class RackAwareGoal final : public Goal {
+public:
+    RackAwareGoal() : Goal(GoalKind::rack_aware) {}
+
+    bool satisfied(const PlanningState& state) const override {
+        for (uint32_t p = 0; p < state.partition_count(); p++) {
+            if (state.excluded(p)) continue;
+            if (rack_excess(state, p) > 0) return false;
+        }
+        return true;
+    }
+
+    bool accepts(const PlanningState& state, const Candidate& c) const override {
+        switch (c.kind) {
+            case ActionKind::leader: return true;
+            case ActionKind::move: return rack_excess_change(state, c.partition, c.source, c.destination) <= 0;
+            case ActionKind::swap:
+                return rack_excess_change(state, c.partition, c.source, c.destination) <= 0 &&
+                       rack_excess_change(state, c.swap_partition, c.destination, c.source) <= 0;
+        }
+        return false;
+    }
+
+    void optimize(GoalContext& context) const override {
+        PlanningState& state = context.state();
+        for (uint32_t p = 0; p < state.partition_count(); p++) {
+            if (!context.budget_left()) return;
+            if (state.excluded(p) || rack_excess(state, p) == 0) continue;
+            if (!state.movable(p)) continue;  // in flight or cooling down: next round
+            repair(context, p);
+        }
+    }
+
+private:
+    /// Moves replicas of `p` out of crowded racks while that lowers its excess.
+    void repair(GoalContext& context, uint32_t p) const {
+        PlanningState& state = context.state();
+        const uint32_t replica_count = state.partition(p).replica_count;
+        // One move lowers the excess by one; the excess is < RF.
+        for (uint32_t step = 0; step < replica_count; step++) {
+            if (rack_excess(state, p) == 0 || !state.movable(p)) return;
+            if (!repair_once(context, p)) {
+                context.unfixable(p, -1,
+                                  "replicas crowd a rack and no eligible broker in a rack with "
+                                  "room can take one within the hard goals");
+                return;
+            }
+        }
+    }
+
+    bool repair_once(GoalContext& context, uint32_t p) const {
+        PlanningState& state = context.state();
+        std::span<const uint32_t> slots = state.replicas(p);
+        // Sources: replicas in a crowded rack, followers before the leader.
+        std::vector<uint32_t> sources;
+        for (int leaders = 0; leaders < 2; leaders++) {
+            for (uint32_t b : slots) {
+                const bool leads = state.leader(p) == static_cast<int32_t>(b);
+                if (leads != (leaders == 1) || !state.broker(b).gives_for_repair()) continue;
+                uint32_t same = 0;
+                for (uint32_t other : slots) same += state.broker(other).rack == state.broker(b).rack;
+                if (same > state.rack_limit(p)) sources.push_back(b);
+            }
+        }
+        for (uint32_t source : sources) {
+            // Least loaded first; every eligible broker is a candidate (bounded by B).
+            for (const auto& [load, destination] : state.order_by(Resource::network_in)) {
+                if (state.holds(destination, p)) continue;
+                if (rack_excess_change(state, p, source, destination) >= 0) continue;
+                if (context.try_apply(state.move(p, source, destination, false), true)) return true;
+            }
+        }
+        return false;
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<Goal> make_rack_aware_goal() { return std::make_unique<RackAwareGoal>(); }
+
+}  // namespace ballast::goals

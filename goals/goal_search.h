@@ -1,0 +1,141 @@
+#pragma once
+
+/// Search helpers shared by the goals: the bounds every search obeys, each
+/// broker's movable replicas sorted by a load (built lazily, once per goal
+/// run), and best-fit walks over such a list. Private to goals/.
+///
+/// Why lazily: at 1,000,000 partitions a goal usually works on a few
+/// brokers. Sorting only the lists it reads keeps a plan O(R) + O(r log r)
+/// for the r replicas of the brokers it touches, instead of a full sort per
+/// goal. Lists are never updated: a replica that moves is `touched`, and
+/// touched replicas are skipped; arrivals are touched, so never candidates.
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include "goals/planning_state.h"
+
+namespace ballast::goals {
+
+class GoalContext;
+
+/// Brokers tried per step and per rack as the other end of a move (best
+/// placed first; if the 64 best-placed brokers of a rack cannot take a
+/// replica, the next are no better placed). Per rack, because with
+/// rack-aware RF > 1 a replica can usually move only within its own rack,
+/// and the best-placed brokers overall may all stand in other racks.
+inline constexpr uint32_t destinations_max = 64;
+/// A partner for which the rack goal refuses this many candidates in a row
+/// is given up for this step: it stands in the wrong rack for the other
+/// side's replicas (rack-aware RF > 1). Other refusals are about the
+/// replica, not the partner, and do not count.
+inline constexpr uint32_t partner_refusals_max = 8;
+
+/// Did the last try_apply fail because of the rack goal?
+bool refused_by_rack(const GoalContext& context);
+/// Brokers tried per step as the other end of a swap (each costs up to
+/// swap_tries_max^2 checks).
+inline constexpr uint32_t swap_destinations_max = 16;
+/// Replicas of one broker tried per (source, destination) pair.
+inline constexpr uint32_t replica_tries_max = 64;
+/// Replicas tried on each side of a swap.
+inline constexpr uint32_t swap_tries_max = 16;
+
+/// Partners for one step: walks an index of eligible brokers from `begin`
+/// to `end` (pairs of (value, broker index)), skips `self` and those `keep`
+/// rejects, stops at the first entry `stop` says ends the walk, and keeps at
+/// most destinations_max per rack. Bounded by the brokers.
+template <class Iterator, class Keep, class Stop>
+std::vector<uint32_t> collect_partners(const PlanningState& state, Iterator begin, Iterator end,
+                                       uint32_t self, Keep keep, Stop stop) {
+    std::vector<uint32_t> partners;
+    std::vector<uint32_t> per_rack(std::max<size_t>(1, state.model().racks.size()), 0);
+    for (auto it = begin; it != end; ++it) {
+        const uint32_t broker = it->second;
+        if (broker == self) continue;
+        if (stop(it->first, broker)) break;
+        if (!keep(it->first, broker)) continue;
+        uint32_t& taken = per_rack[state.broker(broker).rack];
+        if (taken >= destinations_max) continue;
+        taken++;
+        partners.push_back(broker);
+    }
+    return partners;
+}
+
+/// One movable replica on a broker and the value it is sorted by.
+struct ReplicaEntry {
+    double value = 0;
+    uint32_t partition = no_partition;
+};
+
+/// One broker's movable replicas, sorted by value descending, ties by
+/// partition index. Walks skip entries that moved since (and count them);
+/// once they are an eighth of the list, the list is compacted, so a broker
+/// that sheds thousands of replicas is not rescanned from the top each step.
+struct ReplicaList {
+    std::vector<ReplicaEntry> entries;
+    size_t stale_skipped = 0;
+};
+
+/// Per broker, its list built at first use. `key` gives the value; entries
+/// with a value <= 0 are left out when `positive_only` (they cannot shift
+/// the load).
+class ReplicaLists {
+public:
+    using Key = std::function<double(const PlanningState&, uint32_t partition, uint32_t broker)>;
+    ReplicaLists(const PlanningState& state, Key key, bool positive_only)
+        : _state(state), _key(std::move(key)), _positive_only(positive_only),
+          _lists(state.broker_count()), _built(state.broker_count(), 0) {}
+
+    ReplicaList& of(uint32_t broker);
+
+private:
+    const PlanningState& _state;
+    Key _key;
+    bool _positive_only;
+    std::vector<ReplicaList> _lists;
+    std::vector<uint8_t> _built;
+};
+
+/// A list key: the load replica `p` puts on broker `b` in one resource.
+ReplicaLists::Key resource_key(Resource resource);
+/// A list key: network in + out (how much a move disturbs the load goals).
+ReplicaLists::Key network_key();
+
+/// Is the list entry `p` of `broker` still on it and free to move? Lists
+/// hold only replicas that were on the broker when built, and any action
+/// that takes a replica off a broker touches its partition: so an entry
+/// that is still movable is still there, and the O(RF) `holds` is not needed
+/// on this hot path (PlanningState::valid checks it before anything applies).
+inline bool still_movable(const PlanningState& state, [[maybe_unused]] uint32_t broker, uint32_t p) {
+    return state.movable(p);
+}
+
+/// Visits entries of `list` (sorted descending) still movable off `broker`:
+/// first values <= pivot, largest first; then values in (pivot, high],
+/// smallest first. Stops when `visit` returns true (returns true) or after
+/// `tries_max` visits. The move search: "the largest replica that fits the
+/// ideal amount, else the smallest one that still helps".
+bool visit_below_first(const PlanningState& state, uint32_t broker, ReplicaList& list,
+                       double pivot, double high,
+                       uint32_t tries_max, const std::function<bool(const ReplicaEntry&)>& visit);
+
+/// Visits entries still movable off `broker`: first values in [pivot, high],
+/// smallest first; then values in [low, pivot), largest first. The cover
+/// search: "the smallest replica that clears the excess, else the largest
+/// one below it"; and a swap's partner search.
+bool visit_above_first(const PlanningState& state, uint32_t broker, ReplicaList& list,
+                       double pivot, double low,
+                       double high, uint32_t tries_max,
+                       const std::function<bool(const ReplicaEntry&)>& visit);
+
+/// Visits entries still movable off `broker` smallest value first.
+bool visit_ascending(const PlanningState& state, uint32_t broker, ReplicaList& list,
+                     uint32_t tries_max,
+                     const std::function<bool(const ReplicaEntry&)>& visit);
+
+}  // namespace ballast::goals

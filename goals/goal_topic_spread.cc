@@ -1,0 +1,231 @@
+/// TopicSpreadGoal (soft): each topic's replicas even across the eligible
+/// brokers. For topic t: mean = its replicas on eligible brokers / brokers,
+/// band = [floor(mean x (1 - deviation)), ceil(mean x (1 + deviation))],
+/// judged per (topic, broker); excluded topics are not judged.
+///
+/// Accepting: for each topic an action changes, a touched broker in the band
+/// stays in it and the touched brokers' total excess does not grow.
+///
+/// Optimize, topic by topic: brokers above the band (fullest first) move a
+/// replica of the topic (least network load first) to the broker with the
+/// fewest replicas overall that still has room for the topic; then brokers
+/// below the band (often: holding none) take one from the fullest holder.
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <vector>
+
+#include "goals/goal.h"
+#include "goals/goal_search.h"
+
+namespace ballast::goals {
+namespace {
+
+struct TopicBand {
+    double mean = 0;
+    int64_t lower = 0;
+    int64_t upper = 0;
+    int64_t excess(int64_t count) const { return std::max<int64_t>({0, lower - count, count - upper}); }
+    bool fine(int64_t count) const { return excess(count) == 0; }
+};
+
+class TopicSpreadGoal final : public Goal {
+public:
+    TopicSpreadGoal() : Goal(GoalKind::topic_spread) {}
+
+    static TopicBand band(const PlanningState& state, uint32_t t) {
+        TopicBand band;
+        if (state.eligible_count() == 0) return band;
+        const double deviation = state.config().topic_spread_avg_deviation;
+        band.mean = static_cast<double>(state.topic_eligible_replicas(t)) / state.eligible_count();
+        band.lower = static_cast<int64_t>(std::floor(band.mean * (1 - deviation)));
+        band.upper = static_cast<int64_t>(std::ceil(band.mean * (1 + deviation)));
+        return band;
+    }
+
+    static bool judged_topic(const PlanningState& state, uint32_t t) {
+        const auto [begin, end] = state.topic_partitions(t);
+        return begin < end && !state.excluded(begin);  // exclusion is per topic
+    }
+
+    static bool topic_satisfied(const PlanningState& state, uint32_t t) {
+        const TopicBand b = band(state, t);
+        uint32_t holders = 0;
+        for (const TopicBrokerCount& entry : state.topic_counts(t)) {
+            if (!state.broker(entry.broker).eligible) continue;
+            holders++;
+            if (!b.fine(entry.count)) return false;
+        }
+        // Eligible brokers holding none of it count zero.
+        return holders == state.eligible_count() || b.fine(0);
+    }
+
+    bool satisfied(const PlanningState& state) const override {
+        for (uint32_t t = 0; t < state.topic_count(); t++) {
+            if (judged_topic(state, t) && !topic_satisfied(state, t)) return false;
+        }
+        return true;
+    }
+
+    bool accepts(const PlanningState& state, const Candidate& c) const override {
+        if (c.kind == ActionKind::leader) return true;
+        const uint32_t t = state.partition(c.partition).topic;
+        if (c.kind == ActionKind::swap) {
+            const uint32_t other = state.partition(c.swap_partition).topic;
+            if (other == t) return true;  // both brokers keep their counts of it
+            if (!topic_accepts(state, other, c.destination, c.source)) return false;
+        }
+        return topic_accepts(state, t, c.source, c.destination);
+    }
+
+    void optimize(GoalContext& context) const override {
+        PlanningState& state = context.state();
+        if (state.eligible_count() < 2) return;
+        for (uint32_t t = 0; t < state.topic_count(); t++) {
+            if (!context.budget_left()) return;
+            if (!judged_topic(state, t) || topic_satisfied(state, t)) continue;
+            spread(context, t);
+        }
+    }
+
+private:
+    /// One replica of topic `t` leaves `from` for `to`.
+    static bool topic_accepts(const PlanningState& state, uint32_t t, uint32_t from, uint32_t to) {
+        if (!judged_topic(state, t)) return true;
+        const TopicBand b = band(state, t);
+        int64_t before_total = 0;
+        int64_t after_total = 0;
+        const uint32_t brokers[2] = {from, to};
+        const int32_t deltas[2] = {-1, +1};
+        for (int side = 0; side < 2; side++) {
+            if (!state.broker(brokers[side]).eligible) continue;
+            const int64_t before = state.topic_count_on(t, brokers[side]);
+            const int64_t after = before + deltas[side];
+            if (b.fine(before) && !b.fine(after)) return false;
+            before_total += b.excess(before);
+            after_total += b.excess(after);
+        }
+        return after_total <= before_total;
+    }
+
+    void spread(GoalContext& context, uint32_t t) const {
+        PlanningState& state = context.state();
+        const TopicBand b = band(state, t);
+        // This topic's movable replicas on eligible brokers, by broker, least
+        // network load first: one pass over the topic's partitions.
+        struct Replica {
+            uint32_t broker;
+            double network;
+            uint32_t partition;
+            bool operator<(const Replica& o) const {
+                if (broker != o.broker) return broker < o.broker;
+                if (network != o.network) return network < o.network;
+                return partition < o.partition;
+            }
+        };
+        std::vector<Replica> replicas;
+        const auto [begin, end] = state.topic_partitions(t);
+        for (uint32_t p = begin; p < end; p++) {
+            if (!state.movable(p)) continue;
+            for (uint32_t broker : state.replicas(p)) {
+                if (!state.broker(broker).eligible) continue;
+                const Load load = state.replica_load_on(p, broker);
+                replicas.push_back({broker, load.bytes_in_per_s + load.bytes_out_per_s, p});
+            }
+        }
+        std::sort(replicas.begin(), replicas.end());
+        auto replicas_on = [&](uint32_t broker) {
+            auto first = std::lower_bound(replicas.begin(), replicas.end(), Replica{broker, -1, 0});
+            auto last = std::lower_bound(replicas.begin(), replicas.end(), Replica{broker + 1, -1, 0});
+            return std::pair(first, last);
+        };
+        // Moves `from` -> `to`, trying the topic's replicas on `from` in order.
+        auto move_one = [&](uint32_t from, uint32_t to) {
+            auto [first, last] = replicas_on(from);
+            uint32_t tries = 0;
+            uint32_t refusals = 0;
+            for (auto it = first; it != last && tries < replica_tries_max; ++it) {
+                if (!still_movable(state, from, it->partition)) continue;
+                tries++;
+                if (context.try_apply(state.move(it->partition, from, to, false))) return true;
+                if (refused_by_rack(context) && ++refusals >= partner_refusals_max) return false;
+            }
+            return false;
+        };
+
+        // Shed: fullest holders above the band.
+        std::vector<std::pair<int32_t, uint32_t>> full;
+        for (const TopicBrokerCount& entry : state.topic_counts(t)) {
+            if (state.broker(entry.broker).eligible && entry.count > b.upper) {
+                full.emplace_back(-entry.count, entry.broker);
+            }
+        }
+        std::sort(full.begin(), full.end());
+        for (const auto& [unused, s] : full) {
+            // Each round moves one replica off `s` or stops.
+            for (int64_t round = 0; round < b.upper + replica_tries_max; round++) {
+                if (!context.budget_left()) return;
+                const int64_t count = state.topic_count_on(t, s);
+                if (count <= b.upper) break;
+                // Room for the topic, fewest replicas overall first.
+                const PlanningState::CountOrder& order = state.order_by_replicas();
+                const std::vector<uint32_t> partners = collect_partners(
+                    state, order.begin(), order.end(), s,
+                    [&](int32_t, uint32_t d) {
+                        const int64_t theirs = state.topic_count_on(t, d);
+                        return theirs + 1 <= b.upper && theirs + 1 < count;
+                    },
+                    [](int32_t, uint32_t) { return false; });
+                bool moved = false;
+                for (uint32_t d : partners) {
+                    if (move_one(s, d)) {
+                        moved = true;
+                        break;
+                    }
+                }
+                if (!moved) break;
+            }
+        }
+
+        // Fill: eligible brokers below the band, emptiest (of the topic) first.
+        if (b.lower <= 0) return;
+        std::vector<std::pair<int32_t, uint32_t>> short_of;
+        for (const auto& [replica_count, d] : state.order_by_replicas()) {
+            const int32_t count = state.topic_count_on(t, d);
+            if (count < b.lower) short_of.emplace_back(count, d);
+        }
+        std::stable_sort(short_of.begin(), short_of.end(),
+                         [](const auto& x, const auto& y) { return x.first < y.first; });
+        for (const auto& [unused, d] : short_of) {
+            for (int64_t round = 0; round < b.lower; round++) {
+                if (!context.budget_left()) return;
+                if (state.topic_count_on(t, d) >= b.lower) break;
+                // Holders with the most of the topic first.
+                std::vector<std::pair<int32_t, uint32_t>> holders;
+                for (const TopicBrokerCount& entry : state.topic_counts(t)) {
+                    const int64_t mine = state.topic_count_on(t, d);
+                    if (entry.broker == d || !state.broker(entry.broker).eligible) continue;
+                    if (entry.count - 1 < b.lower || entry.count - 1 <= mine) continue;
+                    holders.emplace_back(-entry.count, entry.broker);
+                }
+                std::sort(holders.begin(), holders.end());
+                if (holders.size() > destinations_max) holders.resize(destinations_max);
+                bool moved = false;
+                for (const auto& [negative_count, s] : holders) {
+                    if (move_one(s, d)) {
+                        moved = true;
+                        break;
+                    }
+                }
+                if (!moved) break;
+            }
+        }
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<Goal> make_topic_spread_goal() { return std::make_unique<TopicSpreadGoal>(); }
+
+}  // namespace ballast::goals

@@ -1,0 +1,226 @@
+/// The engine end to end on real RocksDB and real CAF actors, with a small
+/// fake admin port: events in, decisions out; decisions journaled; a kill
+/// and recovery from the journal decides exactly as an uninterrupted run;
+/// a replay of the journal through a fresh engine decides the same.
+
+#include <gtest/gtest.h>
+
+#include "actors/engine.h"
+#include "tests/support/cluster_events.h"
+#include "tests/support/fake_port.h"
+#include "tests/support/temp_dir.h"
+
+namespace ballast::actors {
+namespace {
+
+using events::Event;
+using testing::DecisionLog;
+using testing::FakePort;
+using testing::TempDir;
+
+events::Config test_config(std::vector<std::string> settings = {}) {
+    events::Config config = events::Config::defaults();
+    for (const char* s : {"ballast.cluster.flavor=automq", "ballast.journal.sync=false",
+                                 "autobalancer.controller.anomaly.detect.interval.ms=10000",
+                                 "autobalancer.controller.execution.interval.ms=0",
+                                 "autobalancer.controller.metrics.delay.ms=120000"}) {
+        EXPECT_TRUE(config.apply_override(s).ok()) << s;
+    }
+    for (const std::string& s : settings) EXPECT_TRUE(config.apply_override(s).ok()) << s;
+    return config;
+}
+
+std::unique_ptr<Engine> start(const std::string& journal, AdminPort* port, DecisionLog& log,
+                              events::Config config) {
+    EngineOptions options;
+    options.config = std::move(config);
+    options.journal_path = journal;
+    options.port = port;
+    options.on_decision = log.sink();
+    events::Result<std::unique_ptr<Engine>> engine = Engine::start(std::move(options));
+    EXPECT_TRUE(engine.ok()) << engine.error().to_string();
+    return engine.ok() ? std::move(*engine) : nullptr;
+}
+
+void feed_all(Engine& engine, const std::vector<Event>& events, size_t batch = 7) {
+    for (size_t i = 0; i < events.size(); i += batch) {
+        std::vector<Event> part(events.begin() + i,
+                                events.begin() + std::min(events.size(), i + batch));
+        ASSERT_TRUE(engine.feed(std::move(part)).ok());
+    }
+    ASSERT_TRUE(engine.wait_idle().ok());
+}
+
+/// AutoMQ's node-change seed: 3 brokers, 16 partitions RF1, 5 MiB/s in
+/// total; broker 3 stops.
+std::vector<Event> node_change() {
+    std::vector<Event> events = testing::cluster_setup(3, 3, {{"self-balancing-topic", 16, 1}});
+    std::vector<int32_t> leaders;
+    for (int32_t p = 0; p < 16; p++) leaders.push_back(p % 3 + 1);
+    const std::vector<double> rates(16, 5.0 * (1 << 20) / 16);
+    for (int64_t t = 1000; t <= 40'000; t += 1000) {
+        if (t % 10'000 == 0) {
+            for (Event& e : testing::metrics_reports(t, "self-balancing-topic", leaders, rates)) {
+                events.push_back(e);
+            }
+        }
+        if (t == 12'000) {
+            events.push_back(testing::at(t, events::BrokerFenced{3}, events::Source::kafka_metadata));
+        }
+        events.push_back(testing::tick(t));
+    }
+    return events;
+}
+
+TEST(Engine, MovesTheDeadBrokersPartitionsAfterTheGrace) {
+    TempDir dir;
+    FakePort port;
+    DecisionLog log;
+    auto engine = start(dir / "journal", &port, log, test_config());
+    feed_all(*engine, node_change());
+
+    // Broker 3 held partitions 2, 5, 8, 11, 14: all five move, to 1 or 2.
+    std::set<int32_t> moved;
+    for (const events::ActionsPlanned& plan : log.plans()) {
+        for (const events::Action& a : plan.actions) {
+            if (a.source_broker != 3) continue;
+            EXPECT_TRUE(a.destination_broker == 1 || a.destination_broker == 2);
+            EXPECT_EQ(a.topic, "self-balancing-topic");
+            moved.insert(a.partition);
+        }
+    }
+    EXPECT_EQ(moved, (std::set<int32_t>{2, 5, 8, 11, 14}));
+    // The port was asked, once per accepted action.
+    std::set<int32_t> submitted;
+    for (const auto& s : port.submitted()) {
+        if (s.action.source_broker == 3) submitted.insert(s.action.partition);
+    }
+    EXPECT_EQ(submitted, moved);
+    // Not before the grace: the fence came at 12 s, grace is 10 s.
+    for (const Event& e : log.events()) {
+        if (const auto* plan = std::get_if<events::ActionsPlanned>(&e.body)) {
+            for (const events::Action& a : plan->actions) {
+                if (a.source_broker == 3) {
+                    EXPECT_GE(e.time_ms, 22'000) << events::to_json(e);
+                }
+            }
+        }
+    }
+}
+
+TEST(Engine, DecisionsAreJournaledBeforeTheyAreActedOn) {
+    TempDir dir;
+    FakePort port;
+    DecisionLog log;
+    {
+        auto engine = start(dir / "journal", &port, log, test_config());
+        feed_all(*engine, node_change());
+    }
+    ASSERT_FALSE(log.plans().empty());
+    store::JournalOptions read_only;
+    read_only.read_only = true;
+    auto journal = store::Journal::open(dir / "journal", read_only);
+    ASSERT_TRUE(journal.ok());
+    auto all = (*journal)->read(1, UINT64_MAX);
+    ASSERT_TRUE(all.ok());
+    std::vector<events::ActionsPlanned> journaled;
+    uint64_t submitted = 0;
+    for (const Event& e : *all) {
+        if (const auto* p = std::get_if<events::ActionsPlanned>(&e.body)) journaled.push_back(*p);
+        submitted += std::holds_alternative<events::ActionSubmitted>(e.body) ? 1 : 0;
+    }
+    EXPECT_EQ(journaled, log.plans());
+    EXPECT_EQ(submitted, port.submitted().size());
+}
+
+TEST(Engine, RefusesDecisionsAsInput) {
+    TempDir dir;
+    DecisionLog log;
+    auto engine = start(dir / "journal", nullptr, log, test_config());
+    events::Status status = engine->feed({testing::at(0, events::ActionsPlanned{}, events::Source::engine)});
+    ASSERT_FALSE(status.ok());
+    EXPECT_NE(status.error().message.find("decision"), std::string::npos);
+}
+
+/// Runs `events` through an engine, killing it (destroying the actor
+/// system) after each of `cuts` and starting it again from the journal.
+std::vector<events::ActionsPlanned> run_with_kills(const std::string& journal,
+                                                   const std::vector<Event>& events,
+                                                   const std::vector<size_t>& cuts,
+                                                   events::Config config) {
+    FakePort port;
+    DecisionLog log;
+    size_t done = 0;
+    for (size_t i = 0; i <= cuts.size(); i++) {
+        const size_t end = i < cuts.size() ? cuts[i] : events.size();
+        auto engine = start(journal, &port, log, config);
+        if (!engine) return {};
+        std::vector<Event> part(events.begin() + done, events.begin() + end);
+        feed_all(*engine, part);
+        done = end;
+    }
+    // Recovery reports the decisions it makes again; keep each round once.
+    std::map<uint64_t, events::ActionsPlanned> by_barrier;
+    for (const events::ActionsPlanned& p : log.plans()) by_barrier.emplace(p.round, p);
+    std::vector<events::ActionsPlanned> out;
+    for (auto& [round, plan] : by_barrier) out.push_back(plan);
+    return out;
+}
+
+/// Barrier seqs differ between runs (each start journals its config and
+/// leadership), so compare what was decided, not where.
+std::vector<std::string> decided(const std::vector<events::ActionsPlanned>& plans) {
+    std::vector<std::string> out;
+    for (events::ActionsPlanned p : plans) {
+        p.barrier_seq = 0;
+        out.push_back(events::to_json(Event{0, 0, events::Source::engine, p}));
+    }
+    return out;
+}
+
+TEST(Engine, AKilledAndRecoveredEngineDecidesAsAnUninterruptedOne) {
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        const std::vector<Event> events = testing::random_stream(seed);
+        // Small snapshot interval: recovery starts from a snapshot and replays a tail.
+        const events::Config config = test_config({"ballast.snapshot.interval.events=25"});
+        TempDir a, b;
+        const auto uninterrupted = run_with_kills(a / "journal", events, {}, config);
+        const auto killed = run_with_kills(b / "journal", events,
+                                           {events.size() / 3, 2 * events.size() / 3}, config);
+        ASSERT_FALSE(uninterrupted.empty());
+        EXPECT_EQ(decided(killed), decided(uninterrupted));
+    }
+}
+
+TEST(Engine, ReplayingTheJournalReproducesEveryDecision) {
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        TempDir dir;
+        FakePort port;
+        DecisionLog live;
+        {
+            auto engine = start(dir / "journal", &port, live, test_config());
+            feed_all(*engine, testing::random_stream(seed));
+        }
+        store::JournalOptions read_only;
+        read_only.read_only = true;
+        auto journal = store::Journal::open(dir / "journal", read_only);
+        ASSERT_TRUE(journal.ok());
+        auto all = (*journal)->read(1, UINT64_MAX);
+        ASSERT_TRUE(all.ok());
+
+        DecisionLog replayed;
+        EngineOptions options;
+        options.on_decision = replayed.sink();
+        auto engine = Engine::start(std::move(options));
+        ASSERT_TRUE(engine.ok()) << engine.error().to_string();
+        ASSERT_TRUE((*engine)->replay(*all).ok());
+        ASSERT_TRUE((*engine)->wait_idle().ok());
+        ASSERT_FALSE(live.plans().empty());
+        EXPECT_EQ(replayed.plans(), live.plans());
+    }
+}
+
+}  // namespace
+}  // namespace ballast::actors

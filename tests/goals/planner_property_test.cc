@@ -1,0 +1,346 @@
+/// Properties of the planner and the gate over random clusters: random
+/// brokers, racks, capacities, liveness and metric ages; random topics,
+/// partitions, replication factors, leaders, loads, cooldowns and
+/// exclusions; random flavors, plan bounds and goal orders.
+
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "goals/planner_types.h"
+#include "tests/goals/model_builder.h"
+
+namespace ballast::goals {
+namespace {
+
+using test_support::apply;
+using test_support::contains;
+using test_support::deviation_max;
+using test_support::in_of;
+using test_support::mib;
+using test_support::out_of;
+using test_support::replicas_of;
+
+constexpr int64_t now_ms = 1'000'000;
+
+bool chance(int percent) { return *rc::gen::inRange(0, 100) < percent; }
+
+/// `healthy`: every broker alive and not draining, no capacities and one
+/// rack, so the hard goals hold and nothing is evacuated (stale metrics and
+/// exclusions stay random).
+ClusterModel random_model(bool healthy = false) {
+    ClusterModel model;
+    model.now_ms = now_ms;
+    const int rack_count = healthy ? 1 : *rc::gen::inRange(1, 5);
+    for (int r = 0; r < rack_count; r++) model.racks.push_back("r" + std::to_string(r));
+    const int broker_count = *rc::gen::inRange(2, 13);
+    int32_t id = *rc::gen::inRange(0, 5);
+    for (int b = 0; b < broker_count; b++) {
+        Broker broker;
+        broker.id = id;
+        id += *rc::gen::inRange(1, 4);
+        broker.rack = static_cast<uint32_t>(*rc::gen::inRange(0, rack_count));
+        const int liveness = *rc::gen::inRange(0, 100);
+        broker.liveness = liveness < 85 ? Liveness::alive : liveness < 95 ? Liveness::fenced : Liveness::gone;
+        broker.liveness_changed_ms = now_ms - *rc::gen::inRange(0, 30'000);
+        const int metrics = *rc::gen::inRange(0, 100);
+        broker.metrics_time_ms = metrics < 85   ? now_ms - *rc::gen::inRange(0, 60'000)
+                                 : metrics < 95 ? now_ms - *rc::gen::inRange(60'001, 500'000)
+                                                : -1;
+        broker.excluded = chance(5);
+        broker.draining = chance(5);
+        if (healthy) {
+            broker.liveness = Liveness::alive;
+            broker.draining = false;
+            model.brokers.push_back(broker);
+            continue;
+        }
+        if (chance(50)) {
+            broker.capacity.network_in_bytes_per_s = *rc::gen::inRange(1, 100) * mib;
+            broker.capacity.network_out_bytes_per_s = *rc::gen::inRange(1, 200) * mib;
+            broker.capacity.disk_bytes = *rc::gen::inRange(1, 10'000) * mib;
+        }
+        if (chance(40)) broker.capacity.replicas_max = *rc::gen::inRange(1, 40);
+        model.brokers.push_back(broker);
+    }
+    const int topic_count = *rc::gen::inRange(1, 5);
+    for (int t = 0; t < topic_count; t++) {
+        model.topics.push_back("t" + std::to_string(t));
+        const int partitions = *rc::gen::inRange(1, chance(20) ? 80 : 25);
+        const int replication = *rc::gen::inRange(1, std::min(3, broker_count) + 1);
+        const bool excluded = chance(5);
+        const int fan_out = *rc::gen::inRange(0, 4);  // consumers per topic: out follows in
+        for (int i = 0; i < partitions; i++) {
+            Partition partition;
+            partition.topic = static_cast<uint32_t>(t);
+            partition.partition = i;
+            partition.replica_begin = static_cast<uint32_t>(model.replicas.size());
+            partition.replica_count = static_cast<uint16_t>(replication);
+            std::vector<int32_t> free;
+            for (const Broker& broker : model.brokers) free.push_back(broker.id);
+            for (int r = 0; r < replication; r++) {
+                const size_t pick = static_cast<size_t>(*rc::gen::inRange<int>(0, static_cast<int>(free.size())));
+                model.replicas.push_back(free[pick]);
+                free.erase(free.begin() + static_cast<long>(pick));
+            }
+            const int leader = *rc::gen::inRange(0, 100);
+            const int32_t* replicas = model.replicas.data() + partition.replica_begin;
+            partition.leader = leader < 90 ? replicas[0]
+                               : leader < 95 ? replicas[replication - 1]
+                                             : -1;
+            const double in = *rc::gen::inRange(0, 5'000) * 1024.0;
+            const double out = chance(80) ? in * fan_out : in * *rc::gen::inRange(0, 4);
+            partition.load = {in, out, *rc::gen::inRange(0, 1'000) * mib};
+            if (chance(30)) partition.last_moved_ms = now_ms - *rc::gen::inRange(0, 120'000);
+            partition.in_flight = chance(5);
+            partition.excluded = excluded;
+            model.partitions.push_back(partition);
+        }
+    }
+    return model;
+}
+
+PlannerConfig random_config() {
+    PlannerConfig config;
+    config.flavor = chance(50) ? Flavor::apache : Flavor::automq;
+    config.actions_max = static_cast<uint32_t>(*rc::gen::inRange(0, 300));
+    if (chance(20)) {
+        // A random subset in a random order.
+        std::vector<GoalKind> all = default_goals();
+        config.goals.clear();
+        while (!all.empty() && chance(85)) {
+            const size_t pick = static_cast<size_t>(*rc::gen::inRange<int>(0, static_cast<int>(all.size())));
+            config.goals.push_back(all[pick]);
+            all.erase(all.begin() + static_cast<long>(pick));
+        }
+    }
+    return config;
+}
+
+const Broker& broker_of(const ClusterModel& model, int32_t id) {
+    const Broker* broker = test_support::find_broker(model, id);
+    RC_ASSERT(broker != nullptr);
+    return *broker;
+}
+
+bool dead(const ClusterModel& model, const Broker& broker, const PlannerConfig& config) {
+    return broker.liveness != Liveness::alive &&
+           model.now_ms - broker.liveness_changed_ms >= config.broker_failure_grace_ms;
+}
+
+bool cooling(const Partition& partition, const PlannerConfig& config) {
+    return partition.last_moved_ms >= 0 && now_ms - partition.last_moved_ms < config.partition_cooldown_ms;
+}
+
+RC_GTEST_PROP(PlannerProperties, ActionsAreValid, ()) {
+    const ClusterModel model = random_model();
+    const PlannerConfig config = random_config();
+    RC_ASSERT(check_input(model, config).empty());
+    const Plan result = plan(model, config);
+    RC_ASSERT(result.status != Plan::Status::invalid_input);
+    RC_ASSERT(result.actions.size() <= config.actions_max);
+    RC_ASSERT(result.unfixable.size() <= config.unfixable_max);
+    for (const Unfixable& entry : result.unfixable) {
+        RC_ASSERT(entry.partition == UINT32_MAX || entry.partition < model.partitions.size());
+        RC_ASSERT(entry.broker_id == -1 || test_support::find_broker(model, entry.broker_id) != nullptr);
+        RC_ASSERT(!entry.reason.empty());
+    }
+    RC_ASSERT((result.status == Plan::Status::actions_planned) == !result.actions.empty());
+
+    ClusterModel state = model;
+    for (const Action& action : result.actions) {
+        const Broker& source = broker_of(model, action.source);
+        const Broker& destination = broker_of(model, action.destination);
+        RC_ASSERT(!source.excluded);
+        RC_ASSERT(!destination.excluded);
+        RC_ASSERT(destination.liveness == Liveness::alive);
+        RC_ASSERT(!destination.draining);
+        RC_ASSERT(!model.partitions[action.partition].excluded);
+        const std::vector<int32_t> before = replicas_of(state, action.partition);
+        RC_ASSERT(before == action.replicas_before);
+        const bool source_holds = std::count(before.begin(), before.end(), action.source) == 1;
+        const bool destination_holds = std::count(before.begin(), before.end(), action.destination) == 1;
+        RC_ASSERT(source_holds);
+        if (action.kind == ActionKind::leader) {
+            RC_ASSERT(destination_holds);
+            RC_ASSERT(before.size() > 1u);
+            RC_ASSERT(state.partitions[action.partition].leader == action.source);
+        } else {
+            RC_ASSERT(!destination_holds);
+        }
+        if (action.kind == ActionKind::swap) {
+            RC_ASSERT(!model.partitions[action.swap_partition].excluded);
+            const std::vector<int32_t> theirs = replicas_of(state, action.swap_partition);
+            RC_ASSERT(std::count(theirs.begin(), theirs.end(), action.destination) == 1);
+            RC_ASSERT(std::count(theirs.begin(), theirs.end(), action.source) == 0);
+        }
+        if (action.evacuation) {
+            RC_ASSERT(action.kind == ActionKind::move);
+            RC_ASSERT(dead(model, source, config) || (source.liveness == Liveness::alive && source.draining));
+        } else {
+            // Balancing and repairs land only on brokers that take part in balancing.
+            RC_ASSERT(test_support::eligible(model, destination, config));
+            RC_ASSERT(source.liveness == Liveness::alive);
+        }
+        Plan one;
+        one.actions = {action};
+        state = apply(state, one, config.flavor);
+        const std::vector<int32_t> after = replicas_of(state, action.partition);
+        RC_ASSERT(std::set<int32_t>(after.begin(), after.end()).size() == after.size());
+    }
+}
+
+RC_GTEST_PROP(PlannerProperties, HardGoalsThatHeldStillHoldAfterEveryAction, ()) {
+    const ClusterModel model = random_model();
+    const PlannerConfig config = random_config();
+    const Plan result = plan(model, config);
+    std::vector<GoalKind> held;
+    for (GoalKind goal : config.goals) {
+        if (goal_is_hard(goal) && !contains(result.violated_before, goal)) held.push_back(goal);
+    }
+    RC_ASSERT(violated_goals(model, config) == result.violated_before);
+    RC_TAG(result.actions.empty() ? "no actions" : result.actions.size() < 10 ? "1-9 actions" : "10+ actions");
+    // Step by step: no action, whatever goal proposed it, breaks one.
+    ClusterModel state = model;
+    for (size_t i = 0; i < result.actions.size(); i++) {
+        Plan one;
+        one.actions = {result.actions[i]};
+        state = apply(state, one, config.flavor);
+        const std::vector<GoalKind> violated = violated_goals(state, config);
+        for (GoalKind goal : held) {
+            RC_ASSERT_FALSE(contains(violated, goal));
+        }
+    }
+    RC_ASSERT(violated_goals(state, config) == result.violated_after);
+}
+
+RC_GTEST_PROP(PlannerProperties, NetworkDistributionNeverWidens, ()) {
+    const ClusterModel model = random_model(chance(80));
+    PlannerConfig config = random_config();
+    config.goals = default_goals();
+    const Plan result = plan(model, config);
+    // Evacuations and hard-goal repairs move load for availability and safety,
+    // and may widen it; every other action keeps within the widest deviation.
+    for (const Action& action : result.actions) {
+        if (action.evacuation || goal_is_hard(action.goal)) {
+            RC_TAG("not judged: evacuation or repair");
+            return;
+        }
+    }
+    RC_TAG(result.actions.empty() ? "no actions" : "judged");
+    const ClusterModel after = apply(model, result, config.flavor);
+    for (auto resource : {&in_of, &out_of}) {
+        const double before = deviation_max(model, config, resource);
+        const double now = deviation_max(after, config, resource);
+        RC_ASSERT(now <= before * (1 + 1e-6) + 1e-3);
+    }
+}
+
+RC_GTEST_PROP(PlannerProperties, CooldownAndInFlightPartitionsStayUnlessEvacuated, ()) {
+    const ClusterModel model = random_model();
+    const PlannerConfig config = random_config();
+    const Plan result = plan(model, config);
+    for (const Action& action : result.actions) {
+        std::vector<uint32_t> partitions = {action.partition};
+        if (action.kind == ActionKind::swap) partitions.push_back(action.swap_partition);
+        for (uint32_t p : partitions) {
+            RC_ASSERT(!model.partitions[p].in_flight);
+            if (!action.evacuation) RC_ASSERT(!cooling(model.partitions[p], config));
+        }
+    }
+}
+
+RC_GTEST_PROP(PlannerProperties, SameInputSamePlan, ()) {
+    const ClusterModel model = random_model();
+    const PlannerConfig config = random_config();
+    const ClusterModel copy = model;
+    const Plan first = plan(model, config);
+    RC_ASSERT(plan(model, config) == first);
+    RC_ASSERT(plan(copy, config) == first);
+}
+
+RC_GTEST_PROP(PlannerProperties, ApacheNeverMovesAReplicaWithoutALiveCopy, ()) {
+    const ClusterModel model = random_model();
+    PlannerConfig config = random_config();
+    config.flavor = Flavor::apache;
+    const Plan result = plan(model, config);
+    ClusterModel state = model;
+    for (const Action& action : result.actions) {
+        bool live = false;
+        for (int32_t id : replicas_of(state, action.partition)) {
+            live = live || broker_of(model, id).liveness == Liveness::alive;
+        }
+        RC_ASSERT(live);
+        Plan one;
+        one.actions = {action};
+        state = apply(state, one, config.flavor);
+    }
+}
+
+RC_GTEST_PROP(GateProperties, NeverExceedsItsCaps, ()) {
+    ClusterModel model = random_model();
+    PlannerConfig planner_config = random_config();
+    planner_config.partition_cooldown_ms = 0;  // let the gate see cooling partitions
+    const Plan result = plan(model, planner_config);
+
+    GateConfig config;
+    config.concurrency_max = static_cast<uint32_t>(*rc::gen::inRange(1, 30));
+    config.broker_inflight_max = static_cast<uint32_t>(*rc::gen::inRange(1, 6));
+    config.topic_batch_fraction_max = *rc::gen::inRange(0, 101) / 100.0;
+    config.paused = chance(5);
+    GateState state;
+    state.inflight_actions = static_cast<uint32_t>(*rc::gen::inRange(0, 10));
+    for (const Broker& broker : model.brokers) {
+        if (chance(30)) state.broker_inflight.emplace_back(broker.id, static_cast<uint32_t>(*rc::gen::inRange(0, 4)));
+    }
+    state.last_batch_ms = chance(20) ? now_ms - *rc::gen::inRange(0, 10'000) : -1;
+    const GateResult gate = apply_gate(result, model, state, config);
+
+    RC_ASSERT(gate.accepted.size() + gate.held.size() == result.actions.size());
+    uint32_t counted = 0;
+    for (uint32_t count : gate.held_count) counted += count;
+    RC_ASSERT(counted == gate.held.size());
+    if (gate.accepted.empty()) return;
+    RC_ASSERT(!config.paused);
+    RC_ASSERT(state.last_batch_ms < 0 || now_ms - state.last_batch_ms >= config.execution_interval_ms);
+    RC_ASSERT(state.inflight_actions + gate.accepted.size() <= config.concurrency_max);
+
+    std::map<int32_t, uint32_t> per_broker;
+    std::map<uint32_t, uint32_t> per_topic;
+    std::set<uint32_t> partitions;
+    for (const Action& action : gate.accepted) {
+        std::vector<uint32_t> touched = {action.partition};
+        if (action.kind == ActionKind::swap) touched.push_back(action.swap_partition);
+        for (uint32_t p : touched) {
+            RC_ASSERT(!model.partitions[p].in_flight);
+            RC_ASSERT(partitions.insert(p).second);
+            if (!action.evacuation) RC_ASSERT(!cooling(model.partitions[p], planner_config) ||
+                                              config.partition_cooldown_ms == 0 ||
+                                              now_ms - model.partitions[p].last_moved_ms >= config.partition_cooldown_ms);
+            per_topic[model.partitions[p].topic]++;
+        }
+        if (broker_of(model, action.source).liveness == Liveness::alive) per_broker[action.source]++;
+        per_broker[action.destination]++;
+    }
+    for (const auto& [id, count] : per_broker) {
+        uint32_t running = 0;
+        for (const auto& [broker, actions] : state.broker_inflight) running += broker == id ? actions : 0;
+        RC_ASSERT(running + count <= std::max(config.broker_inflight_max, running));
+    }
+    for (const auto& [topic, count] : per_topic) {
+        uint32_t size = 0;
+        for (const Partition& partition : model.partitions) size += partition.topic == topic;
+        const uint32_t cap = std::max<uint32_t>(1, static_cast<uint32_t>(std::floor(config.topic_batch_fraction_max * size)));
+        RC_ASSERT(count <= cap);
+    }
+}
+
+}  // namespace
+}  // namespace ballast::goals
