@@ -83,7 +83,12 @@ events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
     } else if (o.replay_from) {
         recovered.snapshot = *o.replay_from;
     }
-    const EngineSnapshot* snapshot = recovered.snapshot ? &*recovered.snapshot : nullptr;
+    // Shared with the router, which reads it when it first runs.
+    std::shared_ptr<const EngineSnapshot> shared_snapshot;
+    if (recovered.snapshot) {
+        shared_snapshot = std::make_shared<const EngineSnapshot>(std::move(*recovered.snapshot));
+    }
+    const EngineSnapshot* snapshot = shared_snapshot.get();
     e._snapshot_seq = snapshot ? snapshot->seq : 0;
     e._recovered_seq = recovered.tail_to >= recovered.tail_from ? recovered.tail_to : e._snapshot_seq;
 
@@ -146,7 +151,7 @@ events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
     setup.progress = &e._progress;
     setup.config = config;
     setup.overrides = o.overrides;
-    setup.restore = snapshot;
+    setup.restore = shared_snapshot;
     setup.quiet_until_seq = quiet_until;
     setup.snapshots = e._journal != nullptr;
     e._router = std::make_unique<caf::actor>(sys.spawn(router_actor, setup));
@@ -260,6 +265,22 @@ events::Status Engine::wait_idle() {
                                          "engine: " + _system->render(error));
                  });
     if (events::Status failed = check_failed(); !failed) return failed;
+    return result;
+}
+
+}  // namespace ballast::actors
+
+namespace ballast::actors {
+
+events::Result<DecisionPtr> Engine::plan_now() {
+    if (events::Status idle = wait_idle(); !idle) return idle.error();
+    caf::scoped_actor self{*_system};
+    events::Result<DecisionPtr> result = make_error(ErrorCode::io_error, "no answer");
+    self->request(*_router, caf::infinite, plan_atom::value)
+        .receive([&](const DecisionPtr& decision) { result = decision; },
+                 [&](caf::error& error) {
+                     result = make_error(ErrorCode::conflict, "plan: " + _system->render(error));
+                 });
     return result;
 }
 

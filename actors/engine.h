@@ -76,6 +76,10 @@ public:
     /// applied, and planned on.
     events::Status wait_idle();
 
+    /// `ballast plan`: waits for idle, then runs a planning round as of
+    /// everything routed, changing nothing (no journal, no executor).
+    events::Result<DecisionPtr> plan_now();
+
     /// Stops the actors; the journal stays as it is. Called by the destructor.
     void stop();
 

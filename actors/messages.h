@@ -109,12 +109,22 @@ struct PlanInput {
     int64_t now_ms = 0;
     bool snapshot_only = false;              // capture state, do not plan
     bool quiet = false;                      // recovery: the journal already holds what follows
+    bool dry_run = false;                    // `ballast plan`: decide, change nothing
     std::vector<BrokerRecord> brokers;       // sorted by id
     std::vector<uint32_t> dirty_slots;       // partitions changed since the last barrier
     std::vector<std::string> topics;         // the router's topic names, by index
     ExecutorViewPtr executor;
 };
 using PlanInputPtr = std::shared_ptr<const PlanInput>;
+
+/// A broker's load before and after the actions a plan accepted.
+struct BrokerSummary {
+    int32_t id = -1;
+    std::string rack;
+    goals::Liveness liveness = goals::Liveness::alive;
+    goals::BrokerLoad before;
+    goals::BrokerLoad after;
+};
 
 /// The scheduler's answer: the journaled ActionsPlanned (when it planned),
 /// and the accepted actions with the slots they touch.
@@ -124,6 +134,11 @@ struct Decision {
     bool quiet = false;   // recovery: track the actions, do not act or record
     events::Event event;  // ActionsPlanned, with the seq the journal gave it
     std::vector<TrackedAction> accepted;
+    // Dry runs only: what `ballast plan` prints.
+    std::vector<BrokerSummary> brokers;
+    std::vector<std::string> unfixable;
+    std::vector<std::string> violated_before;
+    std::vector<std::string> violated_after;
 };
 using DecisionPtr = std::shared_ptr<const Decision>;
 

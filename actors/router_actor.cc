@@ -299,10 +299,18 @@ void finish_barrier(Self* self) {
     input->topics = st.topics;
     input->executor = b.executor;
     input->quiet = b.seq <= st.quiet_until_seq;
+    input->dry_run = b.dry_run;
     self->request(st.scheduler, caf::infinite, plan_atom::value, PlanInputPtr(input))
         .then([=](const DecisionPtr& decision) {
             RouterState& st = self->state;
             RouterMemory& m = st.memory;
+            if (st.barrier.dry_run) {
+                // A dry run changes nothing: no clock of its own, no executor.
+                st.barrier.dry_run_promise.deliver(decision);
+                st.barrier.active = false;
+                process(self);
+                return;
+            }
             m.last_plan_ms = m.now_ms;
             m.brokers_changed = false;
             if (m.replan_at_ms <= m.now_ms) m.replan_at_ms = INT64_MAX;
@@ -380,17 +388,17 @@ void process(Self* self) {
             st.progress->last_seq.store(e.seq, std::memory_order_relaxed);
             if (plan_due) {
                 start_barrier(self, /*snapshot=*/false);
-                if (st.barrier.active) return;
+                return;
+            }
+            const RouterMemory& m = st.memory;
+            if (st.snapshots && m.last_seq > st.quiet_until_seq &&
+                m.last_seq - m.last_snapshot_seq >= st.settings.snapshot_interval_events) {
+                start_barrier(self, /*snapshot=*/true);
+                return;
             }
         }
         st.queue.pop_front();
         st.cursor = 0;
-        const RouterMemory& m = st.memory;
-        if (st.snapshots && m.last_seq > st.quiet_until_seq &&
-            m.last_seq - m.last_snapshot_seq >= st.settings.snapshot_interval_events) {
-            start_barrier(self, /*snapshot=*/true);
-            if (st.barrier.active) return;
-        }
     }
     deliver_idle(self);
 }
@@ -408,7 +416,7 @@ caf::behavior router_actor(caf::stateful_actor<RouterState>* self, RouterSetup s
     st.settings = settings_from(st.config);
     st.quiet_until_seq = setup.quiet_until_seq;
     st.snapshots = setup.snapshots;
-    if (const EngineSnapshot* s = setup.restore) {
+    if (const EngineSnapshot* s = setup.restore.get()) {
         // The table already holds the snapshot's records; bring back the
         // maps and one actor per slot and per broker.
         st.memory = s->router;
@@ -444,6 +452,19 @@ caf::behavior router_actor(caf::stateful_actor<RouterState>* self, RouterSetup s
                 return;
             }
             deliver_idle(self);
+        },
+        // `ballast plan`: a round now, as of everything routed; the caller
+        // waits for idle first, so nothing is queued.
+        [=](plan_atom) -> caf::result<DecisionPtr> {
+            RouterState& st = self->state;
+            if (st.barrier.active || !st.queue.empty()) {
+                return caf::make_error(caf::sec::runtime_error, "engine busy: wait for idle first");
+            }
+            caf::response_promise promise = self->make_response_promise();
+            start_barrier(self, /*snapshot=*/false);
+            st.barrier.dry_run = true;
+            st.barrier.dry_run_promise = promise;
+            return promise;
         },
         [=](idle_atom) {
             RouterState& st = self->state;

@@ -78,6 +78,8 @@ struct RouterState {
     struct Barrier {
         bool active = false;
         bool snapshot = false;
+        bool dry_run = false;
+        caf::response_promise dry_run_promise;
         uint64_t seq = 0;
         uint32_t waiting = 0;  // answers still to come
         uint64_t drain_target = 0;
@@ -95,7 +97,9 @@ struct RouterSetup {
     RouterProgress* progress = nullptr;
     events::Config config = events::Config::defaults();
     std::vector<std::string> overrides;
-    const EngineSnapshot* restore = nullptr;  // state to start from, or null
+    /// State to start from, or null. Shared: the actor reads it when it first
+    /// runs, which may be after the caller has moved on.
+    std::shared_ptr<const EngineSnapshot> restore;
     /// Recovery: events up to here were journaled and acted on before the
     /// restart; their barriers decide again but act quietly.
     uint64_t quiet_until_seq = 0;

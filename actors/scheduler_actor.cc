@@ -192,6 +192,53 @@ void report_unfixable(SchedulerState& st, const goals::Plan& plan) {
     st.unfixable = std::move(lines);
 }
 
+/// Broker loads before and after the accepted actions, for `ballast plan`.
+void summarize(const SchedulerState& st, const goals::Plan& plan, const goals::GateResult& gated,
+               Decision& decision) {
+    const goals::ClusterModel& m = st.model;
+    // Each partition's replicas and leader after the accepted actions.
+    std::map<uint32_t, std::pair<std::vector<int32_t>, int32_t>> changed;
+    for (const goals::Action& a : gated.accepted) {
+        changed[a.partition] = {a.replicas_after, a.replicas_after.empty() ? -1 : a.replicas_after[0]};
+        if (a.kind == goals::ActionKind::swap) {
+            changed[a.swap_partition] = {a.swap_replicas_after, a.swap_replicas_after.empty()
+                                                                    ? -1
+                                                                    : a.swap_replicas_after[0]};
+        }
+        if (a.kind == goals::ActionKind::leader) changed[a.partition].second = a.destination;
+    }
+    std::map<int32_t, BrokerSummary> brokers;
+    for (const goals::Broker& b : m.brokers) {
+        BrokerSummary& summary = brokers[b.id];
+        summary.id = b.id;
+        summary.rack = m.racks[b.rack];
+        summary.liveness = b.liveness;
+    }
+    auto add = [&](goals::BrokerLoad& to, const goals::Partition& p, bool leader) {
+        const goals::Load l = goals::replica_load(p, leader);
+        to.load.bytes_in_per_s += l.bytes_in_per_s;
+        to.load.bytes_out_per_s += l.bytes_out_per_s;
+        to.load.size_bytes += l.size_bytes;
+        to.replica_count++;
+        to.leader_count += leader ? 1 : 0;
+    };
+    for (uint32_t i = 0; i < m.partitions.size(); i++) {
+        const goals::Partition& p = m.partitions[i];
+        const int32_t* replicas = m.replicas_of(p);
+        for (uint16_t r = 0; r < p.replica_count; r++) add(brokers[replicas[r]].before, p, replicas[r] == p.leader);
+        auto it = changed.find(i);
+        if (it == changed.end()) {
+            for (uint16_t r = 0; r < p.replica_count; r++) add(brokers[replicas[r]].after, p, replicas[r] == p.leader);
+        } else {
+            for (const int32_t id : it->second.first) add(brokers[id].after, p, id == it->second.second);
+        }
+    }
+    for (auto& [id, summary] : brokers) decision.brokers.push_back(summary);
+    decision.unfixable = st.unfixable;  // as report_unfixable worded them
+    for (const goals::GoalKind g : plan.violated_before) decision.violated_before.push_back(goals::goal_name(g));
+    for (const goals::GoalKind g : plan.violated_after) decision.violated_after.push_back(goals::goal_name(g));
+}
+
 /// One planning round: model, plan, gate, journal, answer.
 caf::result<DecisionPtr> plan_round(Self* self, const PlanInput& input) {
     SchedulerState& st = self->state;
@@ -207,19 +254,23 @@ caf::result<DecisionPtr> plan_round(Self* self, const PlanInput& input) {
     const goals::GateResult gated =
         goals::apply_gate(plan, st.model, gate_state(*input.executor), gate_config);
     report_unfixable(st, plan);
-    if (gated.accepted.empty() && gated.held.empty()) return DecisionPtr(std::make_shared<Decision>());
+    if (!input.dry_run && gated.accepted.empty() && gated.held.empty()) {
+        return DecisionPtr(std::make_shared<Decision>());
+    }
 
-    st.memory.round++;
+    // Numbers are taken from the memory only when the round is real.
+    uint64_t round = st.memory.round + 1;
+    uint64_t next_action_id = st.memory.next_action_id;
     auto decision = std::make_shared<Decision>();
     decision->barrier_seq = input.seq;
-    decision->planned = true;
+    decision->planned = !gated.accepted.empty() || !gated.held.empty();
     decision->quiet = input.quiet;
     events::ActionsPlanned planned;
-    planned.round = st.memory.round;
+    planned.round = round;
     planned.barrier_seq = input.seq;
     for (const goals::Action& action : gated.accepted) {
         TrackedAction tracked;
-        tracked.action = to_event_action(st.model, action, st.memory.next_action_id++);
+        tracked.action = to_event_action(st.model, action, next_action_id++);
         tracked.partition_slots = slots_of(st, action);
         planned.actions.push_back(tracked.action);
         decision->accepted.push_back(std::move(tracked));
@@ -236,6 +287,12 @@ caf::result<DecisionPtr> plan_round(Self* self, const PlanInput& input) {
                                 goals::hold_reason_name(gated.held[i].reason)});
     }
     decision->event = events::Event{0, input.now_ms, events::Source::engine, std::move(planned)};
+    if (input.dry_run) {
+        summarize(st, plan, gated, *decision);
+        return DecisionPtr(decision);
+    }
+    st.memory.round = round;
+    st.memory.next_action_id = next_action_id;
 
     // Recovering: the journal holds this decision already (unless the crash
     // came between the barrier and its write: then it is written now).

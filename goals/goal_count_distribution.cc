@@ -99,7 +99,8 @@ public:
         for (int phase = 0; phase < 2; phase++) {
             const bool shedding = phase == 0;
             for (const auto& [unused, broker] : shedding ? full : empty) {
-                // Each step touches a partition no later step may touch: at most one per partition.
+                // Each step applies one action (touching a partition no later
+                // step may touch) or ends the loop: at most one per partition.
                 const size_t steps_max = static_cast<size_t>(state.partition_count()) + 1;
                 for (size_t step = 0; step < steps_max; step++) {
                     if (!context.budget_left()) return;

@@ -23,13 +23,15 @@
 ///      min(source - mean, mean - destination), else the smallest that still
 ///      lowers the excess; followers before leaders, since a follower's move
 ///      leaves the other direction's load where it is;
-///   3. swap a replica for a lighter one of the partner. A broker found outside the band is brought to within 90% of
-/// it (Cruise Control's balance margin): small drifts then do not trigger
-/// again at once, and the sibling direction, which moves along, is less
-/// likely to be left just outside its own band. If the actions for one
-/// broker change its load by less than trivial_change_ratio x mean in
-/// total, they are taken back (not worth moving). The in and out goals guard each other whatever their order
-/// (AutoMQ scores them as one group), so fixing one does not skew the other.
+///   3. swap a replica for a lighter one of the partner.
+/// A broker found outside the band is brought to within 90% of it (Cruise
+/// Control's balance margin): small drifts then do not trigger again at
+/// once, and the other direction, which moves along, is less likely to be
+/// left just outside its own band. If the actions for one broker change its
+/// load by less than trivial_change_ratio x mean in total, they are taken
+/// back (AutoMQ: not worth moving). The in and out goals guard each other
+/// whatever their order (AutoMQ scores them as one group), so fixing one
+/// does not skew the other.
 
 #include <algorithm>
 #include <cassert>
@@ -198,8 +200,8 @@ public:
                 if (b.fine(load(state, broker))) continue;  // fixed on the way
                 const size_t mark = context.mark();
                 const double start = load(state, broker);
-                // Each step applies one action or ends the loop.
-                // Each step touches a partition no later step may touch: at most one per partition.
+                // Each step applies one action (touching a partition no later
+                // step may touch) or ends the loop: at most one per partition.
                 const size_t steps_max = static_cast<size_t>(state.partition_count()) + 1;
                 for (size_t step = 0; step < steps_max; step++) {
                     if (target.fine(load(state, broker)) || !context.budget_left()) break;

@@ -24,6 +24,7 @@ namespace {
 /// Rack excess of `p` as it stands: quadratic in RF, which is small.
 uint32_t rack_excess(const PlanningState& state, uint32_t p) {
     std::span<const uint32_t> slots = state.replicas(p);
+    if (slots.size() <= 1) return 0;  // one replica never crowds a rack
     const uint32_t limit = state.rack_limit(p);
     uint32_t excess = 0;
     for (size_t i = 0; i < slots.size(); i++) {

@@ -3,41 +3,7 @@
 #include <algorithm>
 #include <cassert>
 
-#include "goals/goal.h"
-
 namespace ballast::goals {
-
-// ---------------------------------------------------------------- Findings and GoalContext
-
-void Findings::add(uint32_t partition, int32_t broker_id, GoalKind goal, std::string reason) {
-    if (_list.size() >= _max) {
-        _omitted++;
-        return;
-    }
-    _list.push_back({partition, broker_id, goal, std::move(reason)});
-}
-
-bool GoalContext::try_apply(const Candidate& c, bool repair) {
-    _last_refusal = nullptr;
-    if (!budget_left() || !_state.valid(c, repair)) return false;
-    for (const Goal* guard : _guards) {
-        if (!guard->accepts(_state, c)) {
-            _last_refusal = guard;
-            return false;
-        }
-    }
-    _state.apply(c, _goal);
-    return true;
-}
-
-void GoalContext::undo_to(size_t mark) {
-    assert(mark <= _state.action_count());
-    while (_state.action_count() > mark) _state.undo_last();
-}
-
-bool refused_by_rack(const GoalContext& context) {
-    return context.last_refusal() != nullptr && context.last_refusal()->kind() == GoalKind::rack_aware;
-}
 
 // ---------------------------------------------------------------- ReplicaLists
 

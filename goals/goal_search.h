@@ -7,8 +7,9 @@
 /// Why lazily: at 1,000,000 partitions a goal usually works on a few
 /// brokers. Sorting only the lists it reads keeps a plan O(R) + O(r log r)
 /// for the r replicas of the brokers it touches, instead of a full sort per
-/// goal. Lists are never updated: a replica that moves is `touched`, and
-/// touched replicas are skipped; arrivals are touched, so never candidates.
+/// goal. Lists never gain entries: a replica that moves is `touched`, and
+/// touched replicas are skipped (and now and then dropped); arrivals are
+/// touched, so never candidates.
 
 #include <algorithm>
 #include <cstdint>
@@ -36,6 +37,7 @@ inline constexpr uint32_t partner_refusals_max = 8;
 
 /// Did the last try_apply fail because of the rack goal?
 bool refused_by_rack(const GoalContext& context);
+
 /// Brokers tried per step as the other end of a swap (each costs up to
 /// swap_tries_max^2 checks).
 inline constexpr uint32_t swap_destinations_max = 16;

@@ -163,8 +163,9 @@ private:
         }
         std::sort(full.begin(), full.end());
         for (const auto& [unused, s] : full) {
-            // Each round moves one replica off `s` or stops.
-            for (int64_t round = 0; round < b.upper + replica_tries_max; round++) {
+            // Each round moves one replica of the topic off `s` or stops.
+            const int64_t rounds_max = state.topic_count_on(t, s);
+            for (int64_t round = 0; round < rounds_max; round++) {
                 if (!context.budget_left()) return;
                 const int64_t count = state.topic_count_on(t, s);
                 if (count <= b.upper) break;

@@ -110,18 +110,6 @@ std::span<const uint32_t> PlanningState::model_partitions_of(uint32_t b) const {
             _broker_partition_begin[b + 1] - _broker_partition_begin[b]};
 }
 
-std::span<const uint32_t> PlanningState::replicas(uint32_t p) const {
-    const Partition& partition = _model.partitions[p];
-    return {_replicas.data() + partition.replica_begin, partition.replica_count};
-}
-
-bool PlanningState::holds(uint32_t b, uint32_t p) const {
-    for (uint32_t replica : replicas(p)) {
-        if (replica == b) return true;
-    }
-    return false;
-}
-
 uint32_t PlanningState::slot_of(uint32_t p, uint32_t b) const {
     std::span<const uint32_t> slots = replicas(p);
     for (uint32_t i = 0; i < slots.size(); i++) {
@@ -138,12 +126,6 @@ Load PlanningState::replica_load_on(uint32_t p, uint32_t b) const {
 bool PlanningState::cooling_down(uint32_t p) const {
     const int64_t moved_ms = _model.partitions[p].last_moved_ms;
     return moved_ms >= 0 && _model.now_ms - moved_ms < _config.partition_cooldown_ms;
-}
-
-uint32_t PlanningState::rack_limit(uint32_t p) const {
-    const uint32_t replica_count = _model.partitions[p].replica_count;
-    if (_racks_usable == 0) return replica_count;
-    return (replica_count + _racks_usable - 1) / _racks_usable;
 }
 
 double PlanningState::eligible_total(Resource resource) const {
@@ -227,9 +209,17 @@ void PlanningState::recompute_aggregates() {
                 if (_brokers[b].eligible) _topic_eligible[t]++;
             }
         }
-        std::sort(seen.begin(), seen.end());
         std::vector<TopicBrokerCount>& counts = _topic_counts[t];
         counts.reserve(seen.size());
+        if (seen.size() * 16 > broker_count()) {
+            // Spread over many brokers: one pass in broker order beats a sort.
+            for (uint32_t b = 0; b < broker_count(); b++) {
+                if (scratch[b] != 0) counts.push_back({b, scratch[b]});
+                scratch[b] = 0;
+            }
+            continue;
+        }
+        std::sort(seen.begin(), seen.end());
         for (uint32_t b : seen) {
             counts.push_back({b, scratch[b]});
             scratch[b] = 0;

@@ -137,9 +137,17 @@ public:
     // ------------------------------------------------------------ partitions
     uint32_t partition_count() const { return static_cast<uint32_t>(_leader.size()); }
     const Partition& partition(uint32_t p) const { return _model.partitions[p]; }
-    std::span<const uint32_t> replicas(uint32_t p) const;
+    std::span<const uint32_t> replicas(uint32_t p) const {
+        const Partition& partition = _model.partitions[p];
+        return {_replicas.data() + partition.replica_begin, partition.replica_count};
+    }
     int32_t leader(uint32_t p) const { return _leader[p]; }
-    bool holds(uint32_t b, uint32_t p) const;
+    bool holds(uint32_t b, uint32_t p) const {
+        for (uint32_t replica : replicas(p)) {
+            if (replica == b) return true;
+        }
+        return false;
+    }
     /// The load partition `p` puts on broker `b` as things stand (b holds p).
     Load replica_load_on(uint32_t p, uint32_t b) const;
     bool excluded(uint32_t p) const { return _model.partitions[p].excluded; }
@@ -156,7 +164,11 @@ public:
     /// The most replicas of `p` one rack may hold: 1 when there are at least
     /// as many usable racks as replicas, else ceil(RF / racks) (spread as
     /// evenly as the racks allow; a cluster without racks is not a violation).
-    uint32_t rack_limit(uint32_t p) const;
+    uint32_t rack_limit(uint32_t p) const {
+        const uint32_t replica_count = _model.partitions[p].replica_count;
+        if (_racks_usable == 0) return replica_count;
+        return (replica_count + _racks_usable - 1) / _racks_usable;
+    }
 
     // ------------------------------------------------------------ eligible brokers
     using LoadOrder = std::set<std::pair<double, uint32_t>>;

@@ -25,6 +25,8 @@ int main(int argc, char** argv) {
 
     register_config_command(app, ctx);
     register_log_command(app, ctx);
+    register_replay_command(app, ctx);
+    register_plan_command(app, ctx);
 
     try {
         app.parse(argc, argv);

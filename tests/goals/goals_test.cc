@@ -255,6 +255,27 @@ TEST(NetworkDistributionGoal, NeverMovesOntoAStaleBroker) {
     for (const Action& action : result.actions) EXPECT_FALSE(touches_broker(action, 3));
 }
 
+TEST(NetworkDistributionGoal, OutIsBalancedByLeaderChangesFirst) {
+    // RF2 on both brokers: in is even, out (consumers + replication) all on the leader.
+    ModelBuilder builder(now_ms);
+    builder.broker(1);
+    builder.broker(2);
+    builder.topic("t");
+    for (int i = 0; i < 10; i++) builder.partition({1, 2}, 2 * mib, 4 * mib);
+    const ClusterModel model = builder.build();
+    const PlannerConfig config = only({GoalKind::network_in_usage_distribution,
+                                       GoalKind::network_out_usage_distribution});
+    const Plan result = plan(model, config);
+    ASSERT_EQ(result.status, Plan::Status::actions_planned);
+    EXPECT_EQ(result.violated_before, std::vector<GoalKind>{GoalKind::network_out_usage_distribution});
+    EXPECT_TRUE(result.violated_after.empty());
+    for (const Action& action : result.actions) {
+        EXPECT_EQ(action.kind, ActionKind::leader);
+        EXPECT_EQ(action.goal, GoalKind::network_out_usage_distribution);
+    }
+    EXPECT_EQ(result.actions.size(), 5u);
+}
+
 // ---------------------------------------------------------------- count goals
 
 TEST(ReplicaCountDistributionGoal, EvensOutReplicaCounts) {
@@ -326,6 +347,26 @@ TEST(TopicSpreadGoal, SpreadsATopicAcrossBrokers) {
     for (int32_t id = 1; id <= 3; id++) {
         EXPECT_GE(topic_a[id], 1);
         EXPECT_LE(topic_a[id], 3);
+    }
+}
+
+TEST(TopicSpreadGoal, BreaksUpAPileOnOneBroker) {
+    ModelBuilder builder(now_ms);
+    for (int32_t id = 1; id <= 4; id++) builder.broker(id);
+    builder.topic("pile");
+    for (int i = 0; i < 40; i++) builder.partition({1}, 0, 0);
+    builder.topic("rest");
+    for (int i = 0; i < 30; i++) builder.partition({2 + i % 3}, 0, 0);
+    const ClusterModel model = builder.build();
+    const PlannerConfig config = only({GoalKind::topic_spread});
+    const Plan result = plan(model, config);
+    EXPECT_TRUE(result.violated_after.empty());
+    const ClusterModel after = apply(model, result, config.flavor);
+    std::map<int32_t, int> pile;
+    for (uint32_t p = 0; p < 40; p++) pile[replicas_of(after, p).front()]++;
+    for (int32_t id = 1; id <= 4; id++) {
+        EXPECT_GE(pile[id], 5) << "broker " << id;  // mean 10: band [5, 15]
+        EXPECT_LE(pile[id], 15) << "broker " << id;
     }
 }
 

@@ -1,0 +1,133 @@
+/// `ballast replay` and `ballast plan` end to end, on journals an engine
+/// wrote from seeded event streams.
+
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "actors/engine.h"
+#include "tests/support/cluster_events.h"
+#include "tests/support/fake_port.h"
+#include "tests/support/temp_dir.h"
+
+namespace ballast::tools {
+namespace {
+
+using testing::TempDir;
+
+struct Outcome {
+    int exit_code = -1;
+    std::string out;
+};
+
+Outcome ballast(const std::string& args) {
+    const char* bin = std::getenv("BALLAST_BIN");
+    EXPECT_NE(bin, nullptr) << "set BALLAST_BIN to the ballast binary";
+    Outcome outcome;
+    if (!bin) return outcome;
+    FILE* pipe = popen((std::string(bin) + " " + args + " 2>&1").c_str(), "r");
+    char buffer[4096];
+    size_t n = 0;
+    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) outcome.out.append(buffer, n);
+    const int status = pclose(pipe);
+    outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return outcome;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+/// A journal written by a live engine from a seeded stream, with decisions.
+void write_journal(const std::string& path, uint64_t seed, std::vector<std::string> settings = {}) {
+    events::Config config = events::Config::defaults();
+    for (const char* s : {"ballast.cluster.flavor=automq", "ballast.journal.sync=false",
+                          "autobalancer.controller.anomaly.detect.interval.ms=10000",
+                          "autobalancer.controller.execution.interval.ms=0",
+                          "autobalancer.controller.metrics.delay.ms=120000"}) {
+        ASSERT_TRUE(config.apply_override(s).ok());
+    }
+    for (const std::string& s : settings) ASSERT_TRUE(config.apply_override(s).ok()) << s;
+    testing::FakePort port;
+    actors::EngineOptions options;
+    options.config = config;
+    options.journal_path = path;
+    options.port = &port;
+    auto engine = actors::Engine::start(std::move(options));
+    ASSERT_TRUE(engine.ok()) << engine.error().to_string();
+    ASSERT_TRUE((*engine)->feed(testing::random_stream(seed)).ok());
+    ASSERT_TRUE((*engine)->wait_idle().ok());
+}
+
+TEST(EngineCli, ReplayOfAnUnchangedJournalFindsEveryDecisionIdentical) {
+    TempDir dir;
+    write_journal(dir / "j", 7);
+    Outcome replay = ballast("replay --journal " + (dir / "j"));
+    EXPECT_EQ(replay.exit_code, 0) << replay.out;
+    EXPECT_TRUE(contains(replay.out, "identical to the journal")) << replay.out;
+    EXPECT_FALSE(contains(replay.out, " 0 decision(s) replayed")) << replay.out;
+}
+
+TEST(EngineCli, ReplayFromASnapshotOfARetainedJournal) {
+    TempDir dir;
+    write_journal(dir / "j", 8, {"ballast.snapshot.interval.events=40", "ballast.journal.retention.ms=0"});
+    Outcome replay = ballast("replay --journal " + (dir / "j"));
+    EXPECT_EQ(replay.exit_code, 0) << replay.out;
+    EXPECT_TRUE(contains(replay.out, "from the snapshot at seq")) << replay.out;
+    EXPECT_TRUE(contains(replay.out, "identical to the journal")) << replay.out;
+}
+
+TEST(EngineCli, ReplayWithAChangedSettingShowsWhereDecisionsDiffer) {
+    TempDir dir;
+    write_journal(dir / "j", 9);
+    Outcome replay = ballast("replay --journal " + (dir / "j") +
+                             " --set ballast.cluster.flavor=apache --set "
+                             "autobalancer.controller.goals=NetworkOutUsageDistributionGoal");
+    EXPECT_EQ(replay.exit_code, 0) << replay.out;
+    EXPECT_TRUE(contains(replay.out, "differ (with the --set changes)")) << replay.out;
+    EXPECT_TRUE(contains(replay.out, "journal:")) << replay.out;
+}
+
+TEST(EngineCli, ExplainListsTheDecisionsAboutOnePartition) {
+    TempDir dir;
+    write_journal(dir / "j", 7);
+    // Find a partition that moved, from the journal itself.
+    Outcome planned = ballast("log show --json --type actions_planned --journal " + (dir / "j"));
+    const size_t at = planned.out.find("\"topic\":\"");
+    ASSERT_NE(at, std::string::npos) << planned.out;
+    const size_t topic_end = planned.out.find('"', at + 9);
+    const std::string topic = planned.out.substr(at + 9, topic_end - at - 9);
+    const size_t p = planned.out.find("\"partition\":", topic_end);
+    const int partition = std::atoi(planned.out.c_str() + p + 12);
+    const std::string name = topic + "-" + std::to_string(partition);
+
+    Outcome explain = ballast("replay --journal " + (dir / "j") + " --explain " + name);
+    EXPECT_EQ(explain.exit_code, 0) << explain.out;
+    EXPECT_TRUE(contains(explain.out, name + ": every decision about it")) << explain.out;
+    EXPECT_TRUE(contains(explain.out, "round ")) << explain.out;
+    EXPECT_TRUE(contains(explain.out, "metadata: replicas [")) << explain.out;
+    EXPECT_TRUE(contains(explain.out, "submitted (attempt 1)")) << explain.out;
+
+    Outcome bad = ballast("replay --journal " + (dir / "j") + " --explain orders");
+    EXPECT_EQ(bad.exit_code, 1);
+    EXPECT_TRUE(contains(bad.out, "expected TOPIC-PARTITION")) << bad.out;
+}
+
+TEST(EngineCli, PlanPrintsActionsAndBrokerLoadsBeforeAndAfter) {
+    TempDir dir;
+    write_journal(dir / "j", 7);
+    Outcome plan = ballast("plan --journal " + (dir / "j"));
+    EXPECT_EQ(plan.exit_code, 0) << plan.out;
+    EXPECT_TRUE(contains(plan.out, "plan as of seq ")) << plan.out;
+    EXPECT_TRUE(contains(plan.out, "in (before -> after)")) << plan.out;
+    Outcome json = ballast("plan --json --journal " + (dir / "j"));
+    EXPECT_EQ(json.exit_code, 0) << json.out;
+    EXPECT_TRUE(contains(json.out, "\"brokers\":[{\"broker_id\":1")) << json.out;
+}
+
+}  // namespace
+}  // namespace ballast::tools

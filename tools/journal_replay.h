@@ -1,0 +1,39 @@
+#pragma once
+
+/// Feeding a journal back through a fresh engine: shared by `ballast replay`
+/// (from the beginning, or the oldest snapshot a retained journal starts
+/// at) and `ballast plan` (from the newest snapshot).
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "actors/engine.h"
+#include "actors/engine_snapshot.h"
+#include "store/journal.h"
+
+namespace ballast::tools {
+
+struct ReplaySource {
+    std::unique_ptr<store::Journal> journal;     // opened read-only
+    std::optional<actors::EngineSnapshot> start;  // the snapshot to start from, if any
+    uint64_t from = 1;                            // first event to feed
+    uint64_t to = 0;                              // last event to feed
+};
+
+enum class ReplayStart { oldest, newest };
+
+/// Opens the journal read-only and picks where to start: the first event
+/// (when the journal starts at seq 1), else the oldest snapshot (`oldest`),
+/// or always the newest snapshot (`newest`). `to` is clamped to the last seq.
+events::Result<ReplaySource> open_replay_source(const std::string& path, ReplayStart start,
+                                                uint64_t to);
+
+/// Feeds source.from..source.to into `engine` in batches; `progress(done,
+/// total)` is called after each batch.
+events::Status feed_journal(actors::Engine& engine, const ReplaySource& source,
+                            const std::function<void(uint64_t, uint64_t)>& progress);
+
+}  // namespace ballast::tools

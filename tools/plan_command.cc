@@ -1,0 +1,129 @@
+/// `ballast plan`: a dry run on the journal's latest state, like Cruise
+/// Control's dry-run proposals: the actions a planning round would take now,
+/// the ones the gate would hold back, and every broker's load before and
+/// after. Nothing is written and nothing is executed.
+
+#include <cinttypes>
+#include <cstdio>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "tools/action_format.h"
+#include "tools/cli_common.h"
+#include "tools/commands.h"
+#include "tools/journal_replay.h"
+
+namespace ballast::tools {
+
+namespace {
+
+struct PlanOptions {
+    std::string journal;
+    bool json = false;
+    std::vector<std::string> overrides;
+};
+
+const char* liveness_name(goals::Liveness liveness) {
+    switch (liveness) {
+        case goals::Liveness::alive: return "alive";
+        case goals::Liveness::fenced: return "fenced";
+        case goals::Liveness::gone: return "gone";
+    }
+    return "?";
+}
+
+nlohmann::ordered_json load_json(const goals::BrokerLoad& l) {
+    return {{"bytes_in_per_s", l.load.bytes_in_per_s},
+            {"bytes_out_per_s", l.load.bytes_out_per_s},
+            {"size_bytes", l.load.size_bytes},
+            {"replicas", l.replica_count},
+            {"leaders", l.leader_count}};
+}
+
+int run_plan(const Context& ctx, const PlanOptions& options) {
+    events::Result<events::Config> config = load_config(ctx.global);
+    if (!config) return report_error(config.error());
+    setup_logging(*config);
+    const std::string path =
+        options.journal.empty() ? config->get_string("ballast.journal.path") : options.journal;
+    events::Result<ReplaySource> source = open_replay_source(path, ReplayStart::newest, UINT64_MAX);
+    if (!source) return report_error(source.error());
+
+    actors::EngineOptions engine_options;
+    engine_options.overrides = options.overrides;
+    engine_options.replay_from = source->start ? &*source->start : nullptr;
+    events::Result<std::unique_ptr<actors::Engine>> engine = actors::Engine::start(engine_options);
+    if (!engine) return report_error(engine.error());
+    if (events::Status fed = feed_journal(**engine, *source, {}); !fed) return report_error(fed.error());
+    events::Result<actors::DecisionPtr> decision = (*engine)->plan_now();
+    if (!decision) return report_error(decision.error());
+    const actors::Decision& d = **decision;
+    const auto& planned = std::get<events::ActionsPlanned>(d.event.body);
+
+    if (options.json) {
+        nlohmann::ordered_json out;
+        out["as_of_seq"] = d.barrier_seq;
+        out["time_ms"] = d.event.time_ms;
+        out["plan"] = nlohmann::ordered_json::parse(events::to_json(d.event));
+        out["violated_before"] = d.violated_before;
+        out["violated_after"] = d.violated_after;
+        out["unfixable"] = d.unfixable;
+        nlohmann::ordered_json brokers = nlohmann::ordered_json::array();
+        for (const actors::BrokerSummary& b : d.brokers) {
+            brokers.push_back({{"broker_id", b.id},
+                               {"rack", b.rack},
+                               {"state", liveness_name(b.liveness)},
+                               {"before", load_json(b.before)},
+                               {"after", load_json(b.after)}});
+        }
+        out["brokers"] = brokers;
+        std::printf("%s\n", out.dump().c_str());
+        return exit_ok;
+    }
+
+    std::printf("plan as of seq %" PRIu64 " (%s)\n", d.barrier_seq, format_time_ms(d.event.time_ms).c_str());
+    auto goals_line = [](const std::vector<std::string>& names) {
+        std::string line;
+        for (const std::string& n : names) line += (line.empty() ? "" : ", ") + n;
+        return line.empty() ? std::string("none") : line;
+    };
+    std::printf("goals not met now: %s\n", goals_line(d.violated_before).c_str());
+    std::printf("goals not met after the plan: %s\n", goals_line(d.violated_after).c_str());
+    std::printf("\n%zu action(s) the gate would release now:\n", planned.actions.size());
+    for (const events::Action& a : planned.actions) std::printf("  %s\n", describe_action(a).c_str());
+    if (!planned.held.empty()) {
+        std::printf("%zu more held back by the gate:\n", planned.held.size());
+        for (const events::HeldAction& h : planned.held) {
+            std::printf("  %s  (%s)\n", describe_action(h.action).c_str(), h.reason.c_str());
+        }
+    }
+    for (const std::string& u : d.unfixable) std::printf("cannot fix: %s\n", u.c_str());
+    std::printf("\n%-7s %-10s %-7s %-26s %-26s %-12s %s\n", "broker", "rack", "state",
+                "in (before -> after)", "out (before -> after)", "replicas", "leaders");
+    for (const actors::BrokerSummary& b : d.brokers) {
+        const std::string in = mib_per_s(b.before.load.bytes_in_per_s) + " -> " +
+                               mib_per_s(b.after.load.bytes_in_per_s);
+        const std::string out = mib_per_s(b.before.load.bytes_out_per_s) + " -> " +
+                                mib_per_s(b.after.load.bytes_out_per_s);
+        std::printf("%-7d %-10s %-7s %-26s %-26s %4d -> %-4d %4d -> %d\n", b.id, b.rack.c_str(),
+                    liveness_name(b.liveness), in.c_str(), out.c_str(), b.before.replica_count,
+                    b.after.replica_count, b.before.leader_count, b.after.leader_count);
+    }
+    return exit_ok;
+}
+
+}  // namespace
+
+void register_plan_command(CLI::App& app, Context& ctx) {
+    auto options = std::make_shared<PlanOptions>();
+    CLI::App* plan = app.add_subcommand(
+        "plan", "Dry run: what a planning round would do now, and the loads before and after");
+    plan->add_option("--journal", options->journal, "Journal directory (default: ballast.journal.path)");
+    plan->add_flag("--json", options->json, "One JSON object");
+    plan->add_option("--set", options->overrides, "Plan with this setting changed, key=value (repeatable)");
+    plan->callback([&ctx, options] { ctx.exit_code = run_plan(ctx, *options); });
+}
+
+}  // namespace ballast::tools
