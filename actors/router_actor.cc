@@ -1,6 +1,8 @@
 #include "actors/router_actor.h"
 
 #include <algorithm>
+#include <cmath>
+#include <set>
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
@@ -96,13 +98,25 @@ void route_partition_changed(Self* self, const events::Event& e, const events::P
                       e.seq, c.topic, c.partition, c.replicas.size(), replicas_max);
         return;
     }
+    // The planner's model has rules metadata from a healthy cluster keeps; a
+    // change that breaks them is refused here, loudly, so that one odd
+    // partition never stops planning for the whole cluster.
+    std::set<int32_t> distinct(c.replicas.begin(), c.replicas.end());
+    if (c.replicas.empty() || distinct.size() != c.replicas.size() || *distinct.begin() < 0 ||
+        c.partition < 0) {
+        spdlog::error("seq {}: partition {}-{}: replicas must be distinct broker ids and at least "
+                      "one; ignored",
+                      e.seq, c.topic, c.partition);
+        return;
+    }
     RouterState& st = self->state;
     const uint32_t slot = ensure_partition(self, ensure_topic(st, c.topic), c.partition);
     PartitionUpdate update;
     update.kind = PartitionUpdate::Kind::changed;
     update.seq = e.seq;
     update.time_ms = e.time_ms;
-    update.leader = c.leader;
+    // A leader outside the replica list is no leader the planner can use.
+    update.leader = distinct.count(c.leader) ? c.leader : -1;
     update.replicas = c.replicas;
     update.isr = c.isr;
     send_to_partition(self, slot, std::move(update));
@@ -131,6 +145,14 @@ void route_partition_metrics(Self* self, const events::Event& e, const events::P
         if (slot == st.slot_of.end()) {
             // Metrics can run ahead of metadata; the next report brings it again.
             st.progress->partition_samples_dropped.fetch_add(1, std::memory_order_relaxed);
+            continue;
+        }
+        const bool sane = std::isfinite(sample.bytes_in_per_s) && sample.bytes_in_per_s >= 0 &&
+                          std::isfinite(sample.bytes_out_per_s) && sample.bytes_out_per_s >= 0 &&
+                          std::isfinite(sample.messages_in_per_s) && sample.messages_in_per_s >= 0;
+        if (!sane) {
+            spdlog::warn("seq {}: sample for {}-{} has a negative or non-finite rate; ignored",
+                         e.seq, m.topics[sample.topic_index], sample.partition);
             continue;
         }
         PartitionUpdate update;

@@ -249,6 +249,11 @@ caf::result<DecisionPtr> plan_round(Self* self, const PlanInput& input) {
     if (input.snapshot_only) return DecisionPtr(std::make_shared<Decision>());
 
     const goals::Plan plan = goals::plan(st.model, st.settings.planner);
+    if (plan.status == goals::Plan::Status::invalid_input) {
+        // The model is built from events the router checked; this is a bug
+        // to report loudly, not a reason to stop the engine.
+        spdlog::error("round at seq {}: the planner refused the model: {}", input.seq, plan.error);
+    }
     goals::GateConfig gate_config = st.settings.gate;
     gate_config.paused = st.memory.paused || !st.settings.execution_enabled;
     const goals::GateResult gated =

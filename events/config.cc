@@ -111,10 +111,10 @@ std::vector<KeySpec> make_config_keys() {
                         "of the mean."),
         int_key(int64, "autobalancer.controller.network.in.usage.distribution.detect.threshold",
                 "1048576", 0, two_pow_62,
-                "Brokers below this inbound bytes/s are never considered unbalanced."),
+                "A broker below this inbound bytes/s is balanced when the mean is below it too."),
         int_key(int64, "autobalancer.controller.network.out.usage.distribution.detect.threshold",
                 "1048576", 0, two_pow_62,
-                "Brokers below this outbound bytes/s are never considered unbalanced."),
+                "A broker below this outbound bytes/s is balanced when the mean is below it too."),
         float_key("autobalancer.controller.network.in.trivial.change.ratio", "0.05", 0, 1,
                   "A move shifting less than this fraction of a broker's inbound load is not "
                   "worth making."),

@@ -179,7 +179,7 @@ std::vector<std::string> decided(const std::vector<events::ActionsPlanned>& plan
 }
 
 TEST(Engine, AKilledAndRecoveredEngineDecidesAsAnUninterruptedOne) {
-    for (uint64_t seed = 1; seed <= 5; seed++) {
+    for (uint64_t seed = 1; seed <= 20; seed++) {
         SCOPED_TRACE("seed " + std::to_string(seed));
         const std::vector<Event> events = testing::random_stream(seed);
         // Small snapshot interval: recovery starts from a snapshot and replays a tail.
@@ -194,7 +194,7 @@ TEST(Engine, AKilledAndRecoveredEngineDecidesAsAnUninterruptedOne) {
 }
 
 TEST(Engine, ReplayingTheJournalReproducesEveryDecision) {
-    for (uint64_t seed = 1; seed <= 5; seed++) {
+    for (uint64_t seed = 1; seed <= 100; seed++) {
         SCOPED_TRACE("seed " + std::to_string(seed));
         TempDir dir;
         FakePort port;

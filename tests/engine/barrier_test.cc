@@ -1,0 +1,193 @@
+/// The barrier protocol under CAF's deterministic test coordinator: we pick
+/// which actor runs next, so the orders the live scheduler only makes
+/// unlikely are forced here. The real router, executor, broker and partition
+/// actors; a small fake scheduler that records what the barrier hands it.
+
+#include <gtest/gtest.h>
+
+#include <caf/all.hpp>
+#include <caf/scheduler/test_coordinator.hpp>
+
+#include "actors/broker_actor.h"
+#include "actors/executor_actor.h"
+#include "actors/partition_actor.h"
+#include "actors/router_actor.h"
+
+namespace ballast::actors {
+namespace {
+
+/// Records each PlanInput, plans nothing.
+caf::behavior fake_scheduler(caf::event_based_actor*, std::vector<PlanInputPtr>* inputs) {
+    return {
+        [=](plan_atom, const PlanInputPtr& input) -> DecisionPtr {
+            inputs->push_back(input);
+            return std::make_shared<Decision>();
+        },
+        [=](control_atom, const EventPtr&) {},
+        [=](snapshot_atom) { return SchedulerMemory{}; },
+    };
+}
+
+class BarrierTest : public ::testing::Test {
+protected:
+    BarrierTest() {
+        _config.set("scheduler.policy", caf::atom("testing"));
+        _system = std::make_unique<caf::actor_system>(_config);
+        _sched = &dynamic_cast<caf::scheduler::test_coordinator&>(_system->scheduler());
+        scheduler = _system->spawn(fake_scheduler, &inputs);
+        executor = _system->spawn(executor_actor, nullptr, caf::actor(), ExecutorView{},
+                                  ExecutorSettings{}, UINT64_MAX,
+                                  [](const events::Event&) {});
+        RouterSetup setup;
+        setup.table = &table;
+        setup.scheduler = scheduler;
+        setup.executor = executor;
+        setup.progress = &progress;
+        setup.snapshots = false;
+        router = _system->spawn(router_actor, setup);
+        _sched->run();
+    }
+
+    ~BarrierTest() override {
+        for (auto* a : {&router, &scheduler, &executor}) caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
+        _sched->run();
+    }
+
+    void route(std::vector<events::Event> events) {
+        caf::anon_send(router, route_atom::value,
+                       BatchPtr(std::make_shared<const EventBatch>(std::move(events))));
+    }
+
+    /// Runs every job but those of `held`'s actors.
+    void run_all_but(const std::vector<caf::actor>& held) {
+        _sched->run_jobs_filtered([&](caf::resumable* job) {
+            for (const caf::actor& a : held) {
+                if (job == dynamic_cast<caf::resumable*>(caf::actor_cast<caf::abstract_actor*>(a))) {
+                    return false;
+                }
+            }
+            return true;
+        });
+    }
+
+    caf::actor partition_actor_of(uint32_t slot) {
+        // The router spawned it; find it among the waiting jobs by elimination.
+        (void)slot;
+        for (caf::resumable* job : _sched->jobs) {
+            auto* actor = dynamic_cast<caf::local_actor*>(job);
+            if (actor && actor->name() == std::string("partition")) {
+                return caf::actor_cast<caf::actor>(actor);
+            }
+        }
+        return caf::actor();
+    }
+
+    events::Event event(uint64_t seq, events::Body body) {
+        return events::Event{seq, static_cast<int64_t>(seq) * 1000, events::Source::simulator,
+                             std::move(body)};
+    }
+
+    events::PartitionMetrics sample(double bytes_in_per_s, int64_t time_ms) {
+        events::PartitionMetrics m;
+        m.broker_id = 1;
+        m.sample_time_ms = time_ms;
+        m.topics = {"orders"};
+        m.samples.push_back({0, 0, bytes_in_per_s, bytes_in_per_s, 1, 100});
+        return m;
+    }
+
+    PartitionTable table;
+    RouterProgress progress;
+    std::vector<PlanInputPtr> inputs;
+    caf::actor scheduler;
+    caf::actor executor;
+    caf::actor router;
+    caf::actor_system_config _config;
+    std::unique_ptr<caf::actor_system> _system;
+    caf::scheduler::test_coordinator* _sched = nullptr;
+};
+
+TEST_F(BarrierTest, TheSchedulerWaitsForEveryPartitionAndSeesNothingAfterTheTick) {
+    route({event(1, events::BrokerRegistered{1, "rack-a", {}}),
+           event(2, events::PartitionChanged{"orders", 0, {1}, 1, {1}, 0}),
+           event(3, sample(1000, 3000)),
+           event(4, events::Tick{4000}),       // the first Tick: a round is due
+           event(5, sample(9999, 5000))});     // after the barrier: must wait
+    // The router routes up to the Tick and starts the barrier.
+    _sched->prioritize(router);
+    _sched->run_once();
+    const caf::actor partition = partition_actor_of(0);
+    ASSERT_TRUE(partition) << "the router spawned no partition actor";
+
+    // Everything but the partition actor runs: brokers and executor answer,
+    // yet the scheduler is not asked while the partition lags.
+    run_all_but({partition});
+    EXPECT_TRUE(inputs.empty()) << "planned before the partition actor applied its updates";
+    EXPECT_EQ(table.at(0).applied_seq, 0u);
+
+    // The partition catches up; now the round runs, as of seq 4.
+    _sched->run();
+    ASSERT_EQ(inputs.size(), 1u);
+    const PlanInput& input = *inputs.front();
+    EXPECT_EQ(input.seq, 4u);
+    EXPECT_EQ(input.now_ms, 4000);
+    EXPECT_EQ(input.dirty_slots, std::vector<uint32_t>{0});
+    ASSERT_EQ(input.brokers.size(), 1u);
+    EXPECT_EQ(input.brokers[0].rack, "rack-a");
+    EXPECT_EQ(input.brokers[0].applied_seq, 3u);  // the report at seq 3 refreshed it
+    // The held event was routed only after the round: the slot has it now.
+    EXPECT_EQ(table.at(0).applied_seq, 5u);
+    EXPECT_EQ(table.at(0).bytes_in_per_s, 9999);
+}
+
+TEST_F(BarrierTest, APartitionThatIsAlreadyCaughtUpDoesNotHoldTheRound) {
+    route({event(1, events::BrokerRegistered{1, "", {}}),
+           event(2, events::PartitionChanged{"orders", 0, {1}, 1, {1}, 0})});
+    _sched->run();  // everything applied before the Tick arrives
+    route({event(3, events::Tick{3000})});
+    _sched->run();
+    ASSERT_EQ(inputs.size(), 1u);
+    EXPECT_EQ(inputs.front()->seq, 3u);
+}
+
+TEST_F(BarrierTest, OnlyPartitionsThatChangedAreDirtyInTheNextRound) {
+    route({event(1, events::BrokerRegistered{1, "", {}}),
+           event(2, events::PartitionChanged{"orders", 0, {1}, 1, {1}, 0}),
+           event(3, events::PartitionChanged{"orders", 1, {1}, 1, {1}, 0}),
+           event(4, events::Tick{4000})});
+    _sched->run();
+    ASSERT_EQ(inputs.size(), 1u);
+    EXPECT_EQ(inputs[0]->dirty_slots, (std::vector<uint32_t>{0, 1}));
+    // 60 s later (the default detect interval), only partition 1 changed.
+    route({event(5, events::PartitionChanged{"orders", 1, {1}, -1, {}, 1}),
+           event(6, events::Tick{64'000})});
+    _sched->run();
+    ASSERT_EQ(inputs.size(), 2u);
+    EXPECT_EQ(inputs[1]->dirty_slots, std::vector<uint32_t>{1});
+    EXPECT_EQ(table.at(1).leader, -1);
+}
+
+TEST_F(BarrierTest, ABrokerChangePlansAtTheNextTick) {
+    route({event(1, events::BrokerRegistered{1, "", {}}), event(2, events::Tick{2000})});
+    _sched->run();
+    ASSERT_EQ(inputs.size(), 1u);
+    route({event(3, events::Tick{3000})});  // interval not passed, nothing changed
+    _sched->run();
+    EXPECT_EQ(inputs.size(), 1u);
+    route({event(4, events::BrokerFenced{1}), event(5, events::Tick{5000})});
+    _sched->run();
+    ASSERT_EQ(inputs.size(), 2u);
+    EXPECT_EQ(inputs[1]->seq, 5u);
+    EXPECT_EQ(inputs[1]->brokers[0].liveness, goals::Liveness::fenced);
+    // And again when its failure grace (10 s from the fence at 4 s) runs out.
+    route({event(6, events::Tick{13'999})});
+    _sched->run();
+    EXPECT_EQ(inputs.size(), 2u);
+    route({event(7, events::Tick{14'000})});
+    _sched->run();
+    ASSERT_EQ(inputs.size(), 3u);
+    EXPECT_EQ(inputs[2]->seq, 7u);
+}
+
+}  // namespace
+}  // namespace ballast::actors
