@@ -5,6 +5,7 @@
 
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
+#include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
 #include "store/journal_record.h"
@@ -35,6 +36,15 @@ rocksdb::Options db_options(const JournalOptions& options) {
     o.max_background_jobs = 2;
     o.keep_log_file_num = 3;
     o.max_log_file_size = 8 << 20;
+    // LZ4 rather than the default Snappy: a scan decompresses every block it
+    // reads, and LZ4 does that faster for about the same size (~37 MB per
+    // million ~150-byte events). 16 KiB blocks rather than 4 KiB: a quarter of
+    // the per-block work (fetch, checksum, decompression, index step) for a
+    // sequential reader, and slightly better compression.
+    o.compression = rocksdb::kLZ4Compression;
+    rocksdb::BlockBasedTableOptions table_options;
+    table_options.block_size = 16 << 10;
+    o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
     return o;
 }
 
@@ -265,6 +275,11 @@ Status Journal::scan(uint64_t from, uint64_t to, const RecordVisitor& visit) con
 
 Result<std::vector<events::Event>> Journal::read(uint64_t from, uint64_t to) const {
     std::vector<events::Event> out;
+    // The range is dense, so its size is known: one allocation instead of
+    // regrowth that moves every event decoded so far, again and again.
+    const uint64_t lo = std::max(from, first_seq());
+    const uint64_t hi = std::min(to, last_seq());
+    if (lo <= hi) out.reserve(hi - lo + 1);
     Status status = scan(from, to, [&](uint64_t, std::span<const uint8_t> bytes) {
         out.push_back(events::from_flatbuffer(events::view(bytes)));
         return true;
