@@ -54,7 +54,9 @@ struct EngineOptions {
     /// retained journal). Ignored when journal_path is set.
     const EngineSnapshot* replay_from = nullptr;
     /// Upper bound on events fed but not yet routed; feed() waits above it.
-    uint64_t backlog_events_max = 1'000'000;
+    /// Each waits as a decoded Event (~100-300 bytes): 100,000 bound that
+    /// memory to tens of MB and still keep the journal's batches full.
+    uint64_t backlog_events_max = 100'000;
 };
 
 class Engine {

@@ -178,6 +178,8 @@ std::string encode_snapshot(const EngineSnapshot& s) {
     w.raw(m.replan_at_ms);
     w.raw(m.last_seq);
     w.raw(m.last_snapshot_seq);
+    w.raw<uint8_t>(m.more_to_do);
+    w.raw<uint8_t>(m.held_last_round);
 
     w.str(s.config_properties);
     w.raw<uint32_t>(static_cast<uint32_t>(s.topics.size()));
@@ -221,6 +223,8 @@ std::string encode_snapshot(const EngineSnapshot& s) {
     for (const std::string& topic : sc.operator_excluded_topics) w.str(topic);
     w.raw<uint32_t>(static_cast<uint32_t>(sc.draining_brokers.size()));
     for (const int32_t id : sc.draining_brokers) w.raw(id);
+    w.raw<uint32_t>(static_cast<uint32_t>(sc.unfixable.size()));
+    for (const std::string& line : sc.unfixable) w.str(line);
 
     w.bytes(trailer, sizeof trailer);
     return w.take();
@@ -249,6 +253,10 @@ events::Result<EngineSnapshot> decode_snapshot(std::string_view bytes) {
         return failed("");
     }
     m.brokers_changed = flag != 0;
+    if (!r.raw(&flag)) return failed("");
+    m.more_to_do = flag != 0;
+    if (!r.raw(&flag)) return failed("");
+    m.held_last_round = flag != 0;
     if (!r.str(&s.config_properties)) return failed("");
 
     uint32_t n = 0;
@@ -316,6 +324,11 @@ events::Result<EngineSnapshot> decode_snapshot(std::string_view bytes) {
     for (uint32_t i = 0; i < n; i++) {
         if (!r.raw(&id)) return failed("");
         sc.draining_brokers.insert(id);
+    }
+    if (!r.count(&n, 4)) return failed("");
+    sc.unfixable.resize(n);
+    for (std::string& line : sc.unfixable) {
+        if (!r.str(&line)) return failed("");
     }
     if (!r.expect(trailer, sizeof trailer) || !r.at_end()) return failed("its end marker");
     return s;

@@ -27,6 +27,11 @@ struct RouterMemory {
     int64_t replan_at_ms = INT64_MAX;    // a fenced broker's grace ends: plan then
     uint64_t last_seq = 0;               // the newest event routed
     uint64_t last_snapshot_seq = 0;
+    /// The last round's gate held actions back: plan again as soon as the
+    /// execution interval allows, not a whole detect interval later.
+    bool more_to_do = false;
+    /// The last round held actions back; a finished action frees room for them.
+    bool held_last_round = false;
 };
 
 /// The scheduler's own state.
@@ -37,6 +42,8 @@ struct SchedulerMemory {
     std::set<int32_t> operator_excluded_brokers;
     std::set<std::string> operator_excluded_topics;
     std::set<int32_t> draining_brokers;
+    /// What no action could fix, as last journaled: a change is journaled.
+    std::vector<std::string> unfixable;
 };
 
 struct EngineSnapshot {

@@ -4,6 +4,7 @@
 /// shared travel as shared pointers to immutable values, so a message costs
 /// one allocation however many events it carries.
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -13,6 +14,7 @@
 #include <caf/atom.hpp>
 
 #include "actors/admin_port.h"
+#include "actors/partition_table.h"
 #include "events/event.h"
 #include "goals/planner_types.h"
 
@@ -70,10 +72,13 @@ struct PartitionUpdate {
     Kind kind = Kind::changed;
     uint64_t seq = 0;
     int64_t time_ms = 0;
-    // changed
+    // changed (fixed arrays: no allocation per message, and a million of
+    // these can be in flight while a cluster first appears)
     int32_t leader = -1;
-    std::vector<int32_t> replicas;
-    std::vector<int32_t> isr;
+    uint8_t replica_count = 0;
+    uint8_t isr_count = 0;
+    std::array<int32_t, replicas_max> replicas{};
+    std::array<int32_t, replicas_max> isr{};
     // sample
     events::PartitionSample sample;
     int32_t reporting_broker = -1;
@@ -132,6 +137,7 @@ struct Decision {
     uint64_t barrier_seq = 0;
     bool planned = false;
     bool quiet = false;   // recovery: track the actions, do not act or record
+    bool held_any = false;  // the gate held actions back
     events::Event event;  // ActionsPlanned, with the seq the journal gave it
     std::vector<TrackedAction> accepted;
     // Dry runs only: what `ballast plan` prints.

@@ -14,13 +14,13 @@ void apply_partition_update(PartitionRecord& record, const PartitionUpdate& upda
     switch (update.kind) {
         case PartitionUpdate::Kind::changed: {
             // The router refuses replica lists longer than replicas_max.
-            assert(update.replicas.size() <= replicas_max && update.isr.size() <= replicas_max);
+            assert(update.replica_count <= replicas_max && update.isr_count <= replicas_max);
             record.exists = true;
             record.leader = update.leader;
-            record.replica_count = static_cast<uint8_t>(update.replicas.size());
-            std::copy(update.replicas.begin(), update.replicas.end(), record.replicas.begin());
-            record.isr_count = static_cast<uint8_t>(update.isr.size());
-            std::copy(update.isr.begin(), update.isr.end(), record.isr.begin());
+            record.replica_count = update.replica_count;
+            record.replicas = update.replicas;
+            record.isr_count = update.isr_count;
+            record.isr = update.isr;
             break;
         }
         case PartitionUpdate::Kind::sample:

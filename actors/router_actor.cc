@@ -117,8 +117,10 @@ void route_partition_changed(Self* self, const events::Event& e, const events::P
     update.time_ms = e.time_ms;
     // A leader outside the replica list is no leader the planner can use.
     update.leader = distinct.count(c.leader) ? c.leader : -1;
-    update.replicas = c.replicas;
-    update.isr = c.isr;
+    update.replica_count = static_cast<uint8_t>(c.replicas.size());
+    std::copy(c.replicas.begin(), c.replicas.end(), update.replicas.begin());
+    update.isr_count = static_cast<uint8_t>(c.isr.size());
+    std::copy(c.isr.begin(), c.isr.end(), update.isr.begin());
     send_to_partition(self, slot, std::move(update));
 }
 
@@ -227,7 +229,9 @@ bool route(Self* self, const events::Event& e) {
                 to_executor(self, e);
                 plan_due = m.last_plan_ms < 0 ||
                            m.now_ms - m.last_plan_ms >= st.settings.detect_interval_ms ||
-                           m.brokers_changed || m.now_ms >= m.replan_at_ms;
+                           m.brokers_changed || m.now_ms >= m.replan_at_ms ||
+                           (m.more_to_do &&
+                            m.now_ms - m.last_plan_ms >= st.settings.gate.execution_interval_ms);
             } else if constexpr (std::is_same_v<T, events::ConfigChanged>) {
                 for (const std::string& problem : apply_config_change(st.config, body, st.overrides)) {
                     spdlog::warn("seq {}: config change skipped: {}", e.seq, problem);
@@ -242,6 +246,7 @@ bool route(Self* self, const events::Event& e) {
                 to_executor(self, e);
             } else if constexpr (std::is_same_v<T, events::ActionCompleted>) {
                 to_executor(self, e);
+                m.more_to_do |= m.held_last_round;
                 auto it = st.action_slots.find(body.action_id);
                 if (it == st.action_slots.end()) return;
                 for (const uint32_t slot : it->second) {
@@ -254,6 +259,7 @@ bool route(Self* self, const events::Event& e) {
                 st.action_slots.erase(it);
             } else if constexpr (std::is_same_v<T, events::ActionFailed>) {
                 to_executor(self, e);
+                m.more_to_do |= m.held_last_round;
             } else {
                 // ActionsPlanned, ActionSubmitted, ActionTimedOut, ActionCancelled
                 // come only from the engine itself (filtered above).
@@ -335,6 +341,10 @@ void finish_barrier(Self* self) {
             }
             m.last_plan_ms = m.now_ms;
             m.brokers_changed = false;
+            // Progress made and more held back: go on at the execution
+            // interval. Everything held (caps full): wait for an action to finish.
+            m.held_last_round = decision->held_any;
+            m.more_to_do = decision->held_any && !decision->accepted.empty();
             if (m.replan_at_ms <= m.now_ms) m.replan_at_ms = INT64_MAX;
             if (decision->planned) {
                 for (const TrackedAction& t : decision->accepted) {

@@ -175,21 +175,34 @@ std::vector<uint32_t> slots_of(const SchedulerState& st, const goals::Action& ac
     return slots;
 }
 
-/// Logs what no action can fix, when that list changes (not every round).
-void report_unfixable(SchedulerState& st, const goals::Plan& plan) {
+/// What no action can fix, named for people. Logged and journaled when the
+/// list changes, not every round. Returns whether it changed; a dry run
+/// (`commit` false) remembers nothing.
+bool report_unfixable(SchedulerState& st, const goals::Plan& plan, bool commit,
+                      std::vector<events::Unfixable>* out, std::vector<std::string>* named_lines) {
     std::vector<std::string> lines;
     for (const goals::Unfixable& u : plan.unfixable) {
-        const std::string what =
-            u.partition < st.model.partitions.size()
-                ? st.model.topics[st.model.partitions[u.partition].topic] + "-" +
-                      std::to_string(st.model.partitions[u.partition].partition)
-                : "broker " + std::to_string(u.broker_id);
-        lines.push_back(what + " (" + goals::goal_name(u.goal) + "): " + u.reason);
+        events::Unfixable named;
+        named.broker_id = u.broker_id;
+        named.goal = goals::goal_name(u.goal);
+        named.reason = u.reason;
+        std::string what = "broker " + std::to_string(u.broker_id);
+        if (u.partition < st.model.partitions.size()) {
+            const goals::Partition& p = st.model.partitions[u.partition];
+            named.topic = st.model.topics[p.topic];
+            named.partition = p.partition;
+            what = named.topic + "-" + std::to_string(p.partition);
+        }
+        lines.push_back(what + " (" + named.goal + "): " + u.reason);
+        out->push_back(std::move(named));
     }
-    if (lines == st.unfixable) return;
+    *named_lines = lines;
+    if (lines == st.memory.unfixable) return false;
+    if (!commit) return true;
     for (const std::string& line : lines) spdlog::warn("cannot fix {}", line);
-    if (lines.empty() && !st.unfixable.empty()) spdlog::info("nothing left that cannot be fixed");
-    st.unfixable = std::move(lines);
+    if (lines.empty()) spdlog::info("nothing left that cannot be fixed");
+    st.memory.unfixable = std::move(lines);
+    return true;
 }
 
 /// Broker loads before and after the accepted actions, for `ballast plan`.
@@ -234,7 +247,6 @@ void summarize(const SchedulerState& st, const goals::Plan& plan, const goals::G
         }
     }
     for (auto& [id, summary] : brokers) decision.brokers.push_back(summary);
-    decision.unfixable = st.unfixable;  // as report_unfixable worded them
     for (const goals::GoalKind g : plan.violated_before) decision.violated_before.push_back(goals::goal_name(g));
     for (const goals::GoalKind g : plan.violated_after) decision.violated_after.push_back(goals::goal_name(g));
 }
@@ -258,8 +270,11 @@ caf::result<DecisionPtr> plan_round(Self* self, const PlanInput& input) {
     gate_config.paused = st.memory.paused || !st.settings.execution_enabled;
     const goals::GateResult gated =
         goals::apply_gate(plan, st.model, gate_state(*input.executor), gate_config);
-    report_unfixable(st, plan);
-    if (!input.dry_run && gated.accepted.empty() && gated.held.empty()) {
+    std::vector<events::Unfixable> unfixable;
+    std::vector<std::string> unfixable_lines;
+    const bool unfixable_changed =
+        report_unfixable(st, plan, !input.dry_run, &unfixable, &unfixable_lines);
+    if (!input.dry_run && gated.accepted.empty() && gated.held.empty() && !unfixable_changed) {
         return DecisionPtr(std::make_shared<Decision>());
     }
 
@@ -268,7 +283,8 @@ caf::result<DecisionPtr> plan_round(Self* self, const PlanInput& input) {
     uint64_t next_action_id = st.memory.next_action_id;
     auto decision = std::make_shared<Decision>();
     decision->barrier_seq = input.seq;
-    decision->planned = !gated.accepted.empty() || !gated.held.empty();
+    decision->planned = !gated.accepted.empty() || !gated.held.empty() || unfixable_changed;
+    decision->held_any = !gated.held.empty();
     decision->quiet = input.quiet;
     events::ActionsPlanned planned;
     planned.round = round;
@@ -291,9 +307,11 @@ caf::result<DecisionPtr> plan_round(Self* self, const PlanInput& input) {
         planned.held.push_back({to_event_action(st.model, gated.held[i].action, 0),
                                 goals::hold_reason_name(gated.held[i].reason)});
     }
+    planned.unfixable = std::move(unfixable);
     decision->event = events::Event{0, input.now_ms, events::Source::engine, std::move(planned)};
     if (input.dry_run) {
         summarize(st, plan, gated, *decision);
+        decision->unfixable = unfixable_lines;
         return DecisionPtr(decision);
     }
     st.memory.round = round;

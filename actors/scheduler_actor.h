@@ -44,7 +44,6 @@ struct SchedulerState {
     std::vector<uint32_t> slot_to_model;    // table slot -> model index (UINT32_MAX: absent)
     std::vector<std::string> router_topics; // the router's topic names by index
     bool structure_dirty = true;            // partitions added, removed or resized
-    std::vector<std::string> unfixable;     // as last logged
 };
 
 caf::behavior scheduler_actor(caf::stateful_actor<SchedulerState>* self, const PartitionTable* table,

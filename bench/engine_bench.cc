@@ -77,9 +77,13 @@ public:
             _cv.notify_all();
         };
     }
+    /// Aborts after 10 minutes: a round that never comes is a bug to see.
     Clock::time_point wait() {
         std::unique_lock<std::mutex> lock(_mutex);
-        _cv.wait(lock, [&] { return _seen; });
+        if (!_cv.wait_for(lock, std::chrono::minutes(10), [&] { return _seen; })) {
+            std::fprintf(stderr, "no ActionsPlanned within 10 minutes\n");
+            std::abort();
+        }
         return _at;
     }
     size_t actions() const { return _actions; }
@@ -134,6 +138,11 @@ void feed_metrics(actors::Engine& engine, int32_t brokers, int32_t partitions, i
         }
     }
     if (!report.samples.empty()) batch.push_back({0, time_ms, events::Source::kafka_metrics, report});
+    // Every broker reports too: brokers without fresh metrics neither give nor take load.
+    events::BrokerMetrics brokers_report;
+    brokers_report.sample_time_ms = time_ms;
+    for (int32_t b = 1; b <= brokers; b++) brokers_report.samples.push_back({b, 0, 0, 0, 0});
+    batch.push_back({0, time_ms, events::Source::kafka_metrics, brokers_report});
     if (!engine.feed(std::move(batch)).ok()) std::abort();
 }
 
@@ -196,6 +205,7 @@ void BM_BarrierToPlan(benchmark::State& state) {
     int64_t now_ms = interval_ms;
     bool first = true;
     double first_ms = 0;
+    size_t first_actions = 0;
     for (auto _ : state) {
         // New samples for every partition, then the Tick.
         feed_metrics(*engine, brokers, partitions, now_ms - 1, 1'000);
@@ -206,13 +216,18 @@ void BM_BarrierToPlan(benchmark::State& state) {
         const auto planned = watch.wait();
         const double seconds = std::chrono::duration<double>(planned - start).count();
         state.SetIterationTime(seconds);
-        if (first) first_ms = seconds * 1000;
+        if (first) {
+            first_ms = seconds * 1000;
+            first_actions = watch.actions();
+        }
         first = false;
         if (!engine->wait_idle().ok()) std::abort();
         now_ms += interval_ms;
     }
     state.counters["first_round_ms"] = first_ms;
-    state.counters["actions"] = static_cast<double>(watch.actions());
+    // Later rounds hold everything: the first round's actions never finish
+    // here, so the concurrency cap (50) stays full.
+    state.counters["first_round_actions"] = static_cast<double>(first_actions);
     state.counters["peak_rss_MiB"] = static_cast<double>(peak_rss_bytes()) / (1 << 20);
 }
 BENCHMARK(BM_BarrierToPlan)

@@ -163,10 +163,18 @@ struct BodyEncoder {
             auto action = encode_action(b, h.action);
             held.push_back(fb::CreateHeldAction(b, action, opt_string(b, h.reason)));
         }
+        std::vector<Offset<fb::Unfixable>> unfixable;
+        unfixable.reserve(e.unfixable.size());
+        for (const Unfixable& u : e.unfixable) {
+            unfixable.push_back(fb::CreateUnfixable(b, opt_string(b, u.topic), u.partition,
+                                                    u.broker_id, opt_string(b, u.goal),
+                                                    opt_string(b, u.reason)));
+        }
         return fb::CreateActionsPlanned(b, e.round, e.barrier_seq,
                                         actions.empty() ? 0 : b.CreateVector(actions),
                                         rejections.empty() ? 0 : b.CreateVector(rejections),
-                                        held.empty() ? 0 : b.CreateVector(held))
+                                        held.empty() ? 0 : b.CreateVector(held),
+                                        unfixable.empty() ? 0 : b.CreateVector(unfixable))
             .Union();
     }
     Offset<void> operator()(const ActionSubmitted& e) const {
@@ -311,7 +319,7 @@ Body decode_body(const fb::Event& e) {
         }
         case fb::Body::ActionsPlanned: {
             const auto* b = e.body_as_ActionsPlanned();
-            ActionsPlanned out{b->round(), b->barrier_seq(), {}, {}, {}};
+            ActionsPlanned out{b->round(), b->barrier_seq(), {}, {}, {}, {}};
             if (b->actions()) {
                 out.actions.reserve(b->actions()->size());
                 for (const fb::Action* a : *b->actions()) out.actions.push_back(decode_action(a));
@@ -324,6 +332,13 @@ Body decode_body(const fb::Event& e) {
             if (b->held()) {
                 for (const fb::HeldAction* h : *b->held()) {
                     out.held.push_back(HeldAction{decode_action(h->action()), str(h->reason())});
+                }
+            }
+            if (b->unfixable()) {
+                for (const fb::Unfixable* u : *b->unfixable()) {
+                    out.unfixable.push_back(Unfixable{str(u->topic()), u->partition(),
+                                                      u->broker_id(), str(u->goal()),
+                                                      str(u->reason())});
                 }
             }
             return out;

@@ -220,12 +220,21 @@ struct HeldAction {
     std::string reason;
     bool operator==(const HeldAction&) const = default;
 };
+struct Unfixable {
+    std::string topic;  // empty when about a broker
+    int32_t partition = -1;
+    int32_t broker_id = -1;
+    std::string goal;
+    std::string reason;
+    bool operator==(const Unfixable&) const = default;
+};
 struct ActionsPlanned {
     uint64_t round = 0;
     uint64_t barrier_seq = 0;
     std::vector<Action> actions;
     std::vector<RejectionCount> rejections;
     std::vector<HeldAction> held;
+    std::vector<Unfixable> unfixable;
     bool operator==(const ActionsPlanned&) const = default;
 };
 

@@ -328,6 +328,18 @@ struct BodyWriter {
             w.end_object();
         }
         w.end_array();
+        w.key("unfixable");
+        w.begin_array();
+        for (const Unfixable& u : e.unfixable) {
+            w.begin_object();
+            w.field("topic", u.topic);
+            w.field("partition", u.partition);
+            w.field("broker_id", u.broker_id);
+            w.field("goal", u.goal);
+            w.field("reason", u.reason);
+            w.end_object();
+        }
+        w.end_array();
     }
     void operator()(const ActionSubmitted& e) const {
         w.field("action_id", e.action_id);

@@ -16,7 +16,9 @@ void Findings::add(uint32_t partition, int32_t broker_id, GoalKind goal, std::st
 
 bool GoalContext::try_apply(const Candidate& c, bool repair) {
     _last_refusal = nullptr;
-    if (!budget_left() || !_state.valid(c, repair)) return false;
+    // The budgets first: they are the cheapest checks, and the one choke
+    // point every goal and the evacuation go through.
+    if (!plan_has_room() || !_state.within_broker_budget(c) || !_state.valid(c, repair)) return false;
     for (const Goal* guard : _guards) {
         if (!guard->accepts(_state, c)) {
             _last_refusal = guard;

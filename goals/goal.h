@@ -55,14 +55,24 @@ public:
     const PlanningState& state() const { return _state; }
     GoalKind goal() const { return _goal; }
 
-    /// Room for one more action in the plan.
-    bool budget_left() const { return _state.action_count() < _state.config().actions_max; }
-    /// Applies `c` if the plan has room, it is valid (`repair`: a hard goal
-    /// may take from brokers that do not balance, see PlanningState::valid)
-    /// and every guard accepts it. Returns whether it was applied.
+    /// Room for one more action in the plan (PlannerConfig::actions_max).
+    bool plan_has_room() const { return _state.action_count() < _state.config().actions_max; }
+    /// Room for one more balancing action or repair: the plan has room and
+    /// some eligible broker has per-broker budget left (every such action
+    /// lands on one). A goal stops when this turns false; evacuations, which
+    /// may land on stale brokers, check plan_has_room and their hosts.
+    bool budget_left() const { return plan_has_room() && _state.eligible_with_budget() > 0; }
+    /// May one more action of this plan touch broker `b`
+    /// (PlannerConfig::broker_actions_max)? Goals skip brokers that may not,
+    /// as sources and as partners, instead of trying their replicas.
+    bool broker_budget_left(uint32_t b) const { return _state.broker_budget_left(b); }
+    /// Applies `c` if the plan has room, every broker it counts against has
+    /// budget left, it is valid (`repair`: a hard goal may take from brokers
+    /// that do not balance, see PlanningState::valid) and every guard
+    /// accepts it. Returns whether it was applied.
     bool try_apply(const Candidate& c, bool repair = false);
     /// The guard that refused the last candidate try_apply turned down
-    /// (nullptr: it was invalid or the plan was full).
+    /// (nullptr: it was invalid, over a broker's budget, or the plan was full).
     const Goal* last_refusal() const { return _last_refusal; }
 
     /// Marks the plan so far; `undo_to(mark)` takes back what came after.

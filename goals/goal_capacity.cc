@@ -14,6 +14,11 @@
 /// eligible broker with the most room (unknown capacity = unlimited room);
 /// when no move fits, swap a big replica for a smaller one.
 ///
+/// Per-broker budget (PlannerConfig::broker_actions_max): a broker over its
+/// limit that has spent its budget is left for the next plan, destinations
+/// that have spent theirs are skipped, and a broker that only they could
+/// relieve is not reported unfixable (only this plan is out of room).
+///
 /// Accepting: a judged broker within its limit stays within (with a
 /// relative margin of 1e-12, so rounding in the running sums cannot tip a
 /// broker over); a broker over its limit may not gain.
@@ -74,7 +79,10 @@ public:
             for (size_t step = 0; step < steps_max; step++) {
                 if (state.broker(s).replica_count <= replicas_max) break;
                 if (!context.budget_left()) return;
-                if (!shed_one(context, lists, s)) {
+                if (!context.broker_budget_left(s)) break;  // the rest next plan
+                bool out_of_budget = false;
+                if (!shed_one(context, lists, s, out_of_budget)) {
+                    if (out_of_budget) break;
                     context.unfixable(UINT32_MAX, state.broker_id(s),
                                       "more replicas than capacity.replicas_max and no eligible "
                                       "broker with room can take one within the hard goals");
@@ -85,14 +93,21 @@ public:
     }
 
 private:
-    bool shed_one(GoalContext& context, ReplicaLists& lists, uint32_t s) const {
+    /// Moves one replica off `s`; `out_of_budget` tells when a broker with
+    /// room was skipped because it spent its per-broker budget.
+    bool shed_one(GoalContext& context, ReplicaLists& lists, uint32_t s, bool& out_of_budget) const {
         PlanningState& state = context.state();
         uint32_t tried = 0;
         for (const auto& [count, d] : state.order_by_replicas()) {
-            if (tried++ >= destinations_max) break;
-            if (d == s) continue;
             const int32_t room_max = state.capacity(d).replicas_max;
-            if (room_max > 0 && count >= room_max) continue;
+            const bool full = room_max > 0 && count >= room_max;
+            // Skipped before counting: the destinations_max next in line are tried.
+            if (d != s && !full && !context.broker_budget_left(d)) {
+                out_of_budget = true;
+                continue;
+            }
+            if (tried++ >= destinations_max) break;
+            if (d == s || full) continue;
             const bool moved = visit_ascending(state, s, lists.of(s), replica_tries_max,
                                                [&](const ReplicaEntry& e) {
                 return context.try_apply(state.move(e.partition, s, d, false), true);
@@ -173,7 +188,10 @@ public:
             for (size_t step = 0; step < steps_max; step++) {
                 if (load(state, s) <= limit(state, s)) break;
                 if (!context.budget_left()) return;
-                if (!shed_one(context, lists, s)) {
+                if (!context.broker_budget_left(s)) break;  // the rest next plan
+                bool out_of_budget = false;
+                if (!shed_one(context, lists, s, out_of_budget)) {
+                    if (out_of_budget) break;
                     context.unfixable(UINT32_MAX, state.broker_id(s),
                                       std::string("load over capacity x threshold and no move or "
                                                   "swap brings it under within the hard goals"));
@@ -184,24 +202,31 @@ public:
     }
 
 private:
-    /// Eligible brokers other than `s` with room, most room first.
-    std::vector<std::pair<double, uint32_t>> destinations(const PlanningState& state,
-                                                          uint32_t s) const {
+    /// Eligible brokers other than `s` with room and per-broker budget left,
+    /// most room first; `out_of_budget` tells when one with room had none.
+    std::vector<std::pair<double, uint32_t>> destinations(const GoalContext& context, uint32_t s,
+                                                          bool& out_of_budget) const {
+        const PlanningState& state = context.state();
         std::vector<std::pair<double, uint32_t>> rooms;
         for (const auto& [count, d] : state.order_by_replicas()) {
             if (d == s) continue;
             const double room = capacity_of(state, d) > 0 ? limit(state, d) - load(state, d)
                                                           : std::numeric_limits<double>::infinity();
-            if (room > 0) rooms.emplace_back(-room, d);
+            if (!(room > 0)) continue;
+            if (!context.broker_budget_left(d)) {
+                out_of_budget = true;
+                continue;
+            }
+            rooms.emplace_back(-room, d);
         }
         std::sort(rooms.begin(), rooms.end());
         return rooms;
     }
 
-    bool shed_one(GoalContext& context, ReplicaLists& lists, uint32_t s) const {
+    bool shed_one(GoalContext& context, ReplicaLists& lists, uint32_t s, bool& out_of_budget) const {
         PlanningState& state = context.state();
         const double excess = load(state, s) - limit(state, s);
-        const std::vector<std::pair<double, uint32_t>> rooms = destinations(state, s);
+        const std::vector<std::pair<double, uint32_t>> rooms = destinations(context, s, out_of_budget);
         const size_t move_tries = std::min<size_t>(rooms.size(), destinations_max);
         for (size_t i = 0; i < move_tries; i++) {
             const uint32_t d = rooms[i].second;

@@ -15,6 +15,10 @@
 /// leaders; brokers below the band take leadership of partitions they
 /// follow from leaders above the mean. LEADER actions only: a preferred
 /// leader change moves no data.
+///
+/// Both skip brokers that spent their per-broker budget
+/// (PlannerConfig::broker_actions_max), as the broker being fixed and as a
+/// partner, and move on to the next.
 
 #include <algorithm>
 #include <cassert>
@@ -105,6 +109,7 @@ public:
                 for (size_t step = 0; step < steps_max; step++) {
                     if (!context.budget_left()) return;
                     if (b.fine(state.broker(broker).replica_count)) break;
+                    if (!context.broker_budget_left(broker)) break;  // the rest next plan
                     if (!step_between(context, lists, b, broker, shedding)) break;
                 }
             }
@@ -116,8 +121,9 @@ private:
                       bool shedding) const {
         PlanningState& state = context.state();
         const int32_t own = state.broker(broker).replica_count;
-        // A partner must stay in the band and end no fuller (emptier) than the broker.
-        auto keep = [](int32_t, uint32_t) { return true; };
+        // A partner must stay in the band and end no fuller (emptier) than the
+        // broker, and have budget left.
+        auto keep = [&](int32_t, uint32_t partner) { return context.broker_budget_left(partner); };
         auto stop = [&](int32_t count, uint32_t) {
             return shedding ? (count + 1 > b.upper || count + 1 >= own) : (count - 1 < b.lower || count - 1 <= own);
         };
@@ -185,12 +191,14 @@ public:
             const size_t steps_max = led.of(s).entries.size() + 1;
             for (size_t step = 0; step < steps_max; step++) {
                 if (!context.budget_left()) return;
+                if (!context.broker_budget_left(s)) break;  // the rest next plan
                 if (b.fine(state.broker(s).leader_count) || !hand_off(context, led, b, s)) break;
             }
         }
         for (const auto& [unused, d] : empty) {
             for (uint32_t p : state.model_partitions_of(d)) {
                 if (!context.budget_left()) return;
+                if (!context.broker_budget_left(d)) break;  // the rest next plan
                 if (b.fine(state.broker(d).leader_count)) break;
                 take_over(context, b, p, d);
             }
@@ -206,7 +214,7 @@ private:
             // Followers by leader count, then index; RF is small.
             std::vector<std::pair<int32_t, uint32_t>> followers;
             for (uint32_t f : state.replicas(e.partition)) {
-                if (f == s || !state.broker(f).eligible) continue;
+                if (f == s || !state.broker(f).eligible || !context.broker_budget_left(f)) continue;
                 const int32_t leaders = state.broker(f).leader_count;
                 if (leaders + 1 > b.upper || leaders + 1 >= state.broker(s).leader_count) continue;
                 followers.emplace_back(leaders, f);
@@ -227,7 +235,7 @@ private:
         const int32_t leader = state.leader(p);
         if (leader < 0 || leader == static_cast<int32_t>(d)) return false;
         const uint32_t s = static_cast<uint32_t>(leader);
-        if (!state.broker(s).eligible) return false;
+        if (!state.broker(s).eligible || !context.broker_budget_left(s)) return false;
         const int32_t leaders = state.broker(s).leader_count;
         if (leaders - 1 < b.lower || leaders - 1 <= state.broker(d).leader_count) return false;
         return context.try_apply(state.leader_change(p, s, d));

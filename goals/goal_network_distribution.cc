@@ -29,9 +29,18 @@
 /// once, and the other direction, which moves along, is less likely to be
 /// left just outside its own band. If the actions for one broker change its
 /// load by less than trivial_change_ratio x mean in total, they are taken
-/// back (AutoMQ: not worth moving). The in and out goals guard each other
+/// back (AutoMQ: not worth moving); except when per-broker budgets cut the
+/// fix short and the fix the broker needs (its distance to the target) is
+/// not trivial: then they are the first part of a fix the next plans finish
+/// (with 10,000 replicas a broker, 5 moves are always trivial). The in and out goals guard each other
 /// whatever their order (AutoMQ scores them as one group), so fixing one
 /// does not skew the other.
+///
+/// Per-broker budget (PlannerConfig::broker_actions_max): a broker that has
+/// spent it is skipped, as the broker being fixed and as a partner, so the
+/// plan moves on to the next heaviest (lightest) broker and the next best
+/// partners instead of trying its replicas: a heavy broker out of budget
+/// costs O(1), not a search.
 
 #include <algorithm>
 #include <cassert>
@@ -198,17 +207,29 @@ public:
             for (const auto& [unused, broker] : shedding ? heavy : light) {
                 if (!context.budget_left()) return;
                 if (b.fine(load(state, broker))) continue;  // fixed on the way
+                if (!context.broker_budget_left(broker)) continue;  // spent as a partner: next plan
                 const size_t mark = context.mark();
                 const double start = load(state, broker);
+                // Per-broker budgets (its own, or its partners') ended the fix early.
+                bool cut_short = false;
                 // Each step applies one action (touching a partition no later
                 // step may touch) or ends the loop: at most one per partition.
                 const size_t steps_max = static_cast<size_t>(state.partition_count()) + 1;
                 for (size_t step = 0; step < steps_max; step++) {
-                    if (target.fine(load(state, broker)) || !context.budget_left()) break;
-                    const bool acted = step_between(context, lists, target, broker, shedding);
-                    if (!acted) break;
+                    if (target.fine(load(state, broker)) || !context.plan_has_room()) break;
+                    if (!context.broker_budget_left(broker)) {
+                        cut_short = true;  // the rest next plan
+                        break;
+                    }
+                    bool partners_spent = false;
+                    const bool acted = step_between(context, lists, target, broker, shedding, partners_spent);
+                    if (!acted) {
+                        cut_short = partners_spent;
+                        break;
+                    }
                 }
-                if (std::abs(load(state, broker) - start) < trivial) context.undo_to(mark);
+                const bool part_of_a_fix = cut_short && target.excess(start) >= trivial;
+                if (std::abs(load(state, broker) - start) < trivial && !part_of_a_fix) context.undo_to(mark);
             }
         }
     }
@@ -217,13 +238,19 @@ private:
     /// One action between `broker` and the other side: when `shedding`,
     /// `broker` is the source and destinations are the lightest brokers below
     /// the mean; else it is the destination and sources are the heaviest
-    /// above the mean. Moves first, then swaps.
+    /// above the mean. Moves first, then swaps. `partners_spent`: a partner
+    /// was left out because it spent its per-broker budget.
     bool step_between(GoalContext& context, Lists& lists, const Band& b, uint32_t broker,
-                      bool shedding) const {
+                      bool shedding, bool& partners_spent) const {
         PlanningState& state = context.state();
         // Partners in order; copied because applying an action reorders the index.
         const PlanningState::LoadOrder& order = state.order_by(_resource);
-        auto keep = [](double, uint32_t) { return true; };
+        // Partners that spent their budget could take no action: left out.
+        auto keep = [&](double, uint32_t partner) {
+            if (context.broker_budget_left(partner)) return true;
+            partners_spent = true;
+            return false;
+        };
         auto stop = [&](double value, uint32_t) { return shedding ? value >= b.mean : value <= b.mean; };
         const std::vector<uint32_t> partners =
             shedding ? collect_partners(state, order.begin(), order.end(), broker, keep, stop)
@@ -313,7 +340,9 @@ private:
                               [&](const ReplicaEntry& e) {
                 std::vector<std::pair<double, uint32_t>> followers;
                 for (uint32_t f : state.replicas(e.partition)) {
-                    if (f != broker && state.broker(f).eligible) followers.emplace_back(load(state, f), f);
+                    if (f != broker && state.broker(f).eligible && context.broker_budget_left(f)) {
+                        followers.emplace_back(load(state, f), f);
+                    }
                 }
                 std::sort(followers.begin(), followers.end());
                 for (const auto& [unused, f] : followers) {
@@ -329,6 +358,7 @@ private:
                           [&](const ReplicaEntry& e) {
             const int32_t leader = state.leader(e.partition);
             if (leader < 0 || !state.broker(static_cast<uint32_t>(leader)).eligible) return false;
+            if (!context.broker_budget_left(static_cast<uint32_t>(leader))) return false;
             const Candidate c = state.leader_change(e.partition, static_cast<uint32_t>(leader), broker);
             return applied = improves(state, b, c) && context.try_apply(c);
         });

@@ -9,6 +9,9 @@
 /// in order; for each with excess, move one replica out of the most crowded
 /// rack (a follower first, then the leader) to the least loaded eligible
 /// broker (network in) in a rack below the limit; repeat while it helps.
+/// Sources and destinations that spent their per-broker budget
+/// (PlannerConfig::broker_actions_max) are skipped; a partition that only
+/// they could fix waits for the next plan and is not reported unfixable.
 
 #include <algorithm>
 #include <array>
@@ -93,6 +96,8 @@ public:
     }
 
 private:
+    enum class Repair : uint8_t { applied, out_of_budget, impossible };
+
     /// Moves replicas of `p` out of crowded racks while that lowers its excess.
     void repair(GoalContext& context, uint32_t p) const {
         PlanningState& state = context.state();
@@ -100,7 +105,9 @@ private:
         // One move lowers the excess by one; the excess is < RF.
         for (uint32_t step = 0; step < replica_count; step++) {
             if (rack_excess(state, p) == 0 || !state.movable(p)) return;
-            if (!repair_once(context, p)) {
+            const Repair result = repair_once(context, p);
+            if (result == Repair::out_of_budget) return;  // next plan
+            if (result == Repair::impossible) {
                 context.unfixable(p, -1,
                                   "replicas crowd a rack and no eligible broker in a rack with "
                                   "room can take one within the hard goals");
@@ -109,9 +116,11 @@ private:
         }
     }
 
-    bool repair_once(GoalContext& context, uint32_t p) const {
+    Repair repair_once(GoalContext& context, uint32_t p) const {
         PlanningState& state = context.state();
         std::span<const uint32_t> slots = state.replicas(p);
+        // A move that would help but touches a broker out of budget.
+        bool out_of_budget = false;
         // Sources: replicas in a crowded rack, followers before the leader.
         std::vector<uint32_t> sources;
         for (int leaders = 0; leaders < 2; leaders++) {
@@ -120,7 +129,13 @@ private:
                 if (leads != (leaders == 1) || !state.broker(b).gives_for_repair()) continue;
                 uint32_t same = 0;
                 for (uint32_t other : slots) same += state.broker(other).rack == state.broker(b).rack;
-                if (same > state.rack_limit(p)) sources.push_back(b);
+                if (same <= state.rack_limit(p)) continue;
+                // Sources give for repair, so they are alive and counted.
+                if (!context.broker_budget_left(b)) {
+                    out_of_budget = true;
+                    continue;
+                }
+                sources.push_back(b);
             }
         }
         for (uint32_t source : sources) {
@@ -128,10 +143,14 @@ private:
             for (const auto& [load, destination] : state.order_by(Resource::network_in)) {
                 if (state.holds(destination, p)) continue;
                 if (rack_excess_change(state, p, source, destination) >= 0) continue;
-                if (context.try_apply(state.move(p, source, destination, false), true)) return true;
+                if (!context.broker_budget_left(destination)) {
+                    out_of_budget = true;
+                    continue;
+                }
+                if (context.try_apply(state.move(p, source, destination, false), true)) return Repair::applied;
             }
         }
-        return false;
+        return out_of_budget ? Repair::out_of_budget : Repair::impossible;
     }
 };
 

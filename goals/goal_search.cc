@@ -5,15 +5,45 @@
 
 namespace ballast::goals {
 
+// ---------------------------------------------------------------- ReplicaList
+
+namespace {
+/// The list order: value descending, ties by partition index.
+bool before(const ReplicaEntry& a, const ReplicaEntry& b) {
+    return a.value != b.value ? a.value > b.value : a.partition < b.partition;
+}
+/// The first extension of a list's sorted part.
+constexpr size_t sorted_chunk_min = 64;
+}  // namespace
+
+void ReplicaList::sort_through(size_t i) {
+    assert(i < entries.size());
+    if (i < sorted_end) return;
+    // At least double the sorted part: O(n) per extension, O(log n) extensions.
+    const size_t end = std::min(entries.size(), std::max({i + 1, 2 * sorted_end, sorted_chunk_min}));
+    const auto first = entries.begin() + static_cast<std::ptrdiff_t>(sorted_end);
+    const auto last = entries.begin() + static_cast<std::ptrdiff_t>(end);
+    if (last != entries.end()) std::nth_element(first, last, entries.end(), before);
+    std::sort(first, last, before);
+    sorted_end = end;
+}
+
 // ---------------------------------------------------------------- ReplicaLists
 
 ReplicaList& ReplicaLists::of(uint32_t broker) {
     ReplicaList& list = _lists[broker];
     if (_built[broker]) {
         if (list.stale_skipped > 16 + list.entries.size() / 8) {
-            std::erase_if(list.entries, [&](const ReplicaEntry& e) {
-                return !still_movable(_state, broker, e.partition);
-            });
+            // Keeps the order, so the sorted part stays sorted and before the rest.
+            size_t kept = 0;
+            size_t kept_sorted = 0;
+            for (size_t i = 0; i < list.entries.size(); i++) {
+                if (!still_movable(_state, broker, list.entries[i].partition)) continue;
+                kept_sorted += i < list.sorted_end;
+                list.entries[kept++] = list.entries[i];
+            }
+            list.entries.resize(kept);
+            list.sorted_end = kept_sorted;
             list.stale_skipped = 0;
         }
         return list;
@@ -27,9 +57,7 @@ ReplicaList& ReplicaLists::of(uint32_t broker) {
         if (_positive_only && !(value > 0)) continue;
         list.entries.push_back({value, p});
     }
-    std::sort(list.entries.begin(), list.entries.end(), [](const ReplicaEntry& a, const ReplicaEntry& b) {
-        return a.value != b.value ? a.value > b.value : a.partition < b.partition;
-    });
+    list.sorted_end = 0;  // sorted on demand, from the top
     return list;
 }
 
@@ -49,43 +77,39 @@ ReplicaLists::Key network_key() {
 // ---------------------------------------------------------------- best-fit walks
 
 namespace {
-/// First index whose value is <= pivot (the list is sorted descending).
-size_t first_at_most(const std::vector<ReplicaEntry>& list, double pivot) {
-    auto it = std::partition_point(list.begin(), list.end(),
-                                   [pivot](const ReplicaEntry& e) { return e.value > pivot; });
-    return static_cast<size_t>(it - list.begin());
+/// First index whose value is <= pivot (in the list's descending order).
+size_t first_at_most(ReplicaList& list, double pivot) {
+    return list.partition_point([pivot](const ReplicaEntry& e) { return e.value > pivot; });
 }
 /// First index whose value is < pivot.
-size_t first_below(const std::vector<ReplicaEntry>& list, double pivot) {
-    auto it = std::partition_point(list.begin(), list.end(),
-                                   [pivot](const ReplicaEntry& e) { return e.value >= pivot; });
-    return static_cast<size_t>(it - list.begin());
+size_t first_below(ReplicaList& list, double pivot) {
+    return list.partition_point([pivot](const ReplicaEntry& e) { return e.value >= pivot; });
 }
 
 /// Visits entry `i` if it is still movable off `broker`; counts stale ones.
 /// Returns true when `visit` accepted it.
 bool visit_at(const PlanningState& state, uint32_t broker, ReplicaList& list, size_t i,
               uint32_t& tries, const std::function<bool(const ReplicaEntry&)>& visit) {
-    if (!still_movable(state, broker, list.entries[i].partition)) {
+    const ReplicaEntry& entry = list.at(i);
+    if (!still_movable(state, broker, entry.partition)) {
         list.stale_skipped++;
         return false;
     }
     tries++;
-    return visit(list.entries[i]);
+    return visit(entry);
 }
 }  // namespace
 
 bool visit_below_first(const PlanningState& state, uint32_t broker, ReplicaList& list,
                        double pivot, double high, uint32_t tries_max,
                        const std::function<bool(const ReplicaEntry&)>& visit) {
-    const std::vector<ReplicaEntry>& entries = list.entries;
     uint32_t tries = 0;
-    const size_t split = first_at_most(entries, pivot);
-    for (size_t i = split; i < entries.size() && tries < tries_max; i++) {
+    const size_t split = first_at_most(list, pivot);
+    for (size_t i = split; i < list.entries.size() && tries < tries_max; i++) {
         if (visit_at(state, broker, list, i, tries, visit)) return true;
     }
     for (size_t i = split; i-- > 0 && tries < tries_max;) {
-        if (entries[i].value > high) break;
+        if (list.at(i).value > high) break;
         if (visit_at(state, broker, list, i, tries, visit)) return true;
     }
     return false;
@@ -94,15 +118,14 @@ bool visit_below_first(const PlanningState& state, uint32_t broker, ReplicaList&
 bool visit_above_first(const PlanningState& state, uint32_t broker, ReplicaList& list,
                        double pivot, double low, double high, uint32_t tries_max,
                        const std::function<bool(const ReplicaEntry&)>& visit) {
-    const std::vector<ReplicaEntry>& entries = list.entries;
     uint32_t tries = 0;
-    const size_t split = first_below(entries, pivot);
+    const size_t split = first_below(list, pivot);
     for (size_t i = split; i-- > 0 && tries < tries_max;) {
-        if (entries[i].value > high) break;
+        if (list.at(i).value > high) break;
         if (visit_at(state, broker, list, i, tries, visit)) return true;
     }
-    for (size_t i = split; i < entries.size() && tries < tries_max; i++) {
-        if (entries[i].value < low) break;
+    for (size_t i = split; i < list.entries.size() && tries < tries_max; i++) {
+        if (list.at(i).value < low) break;
         if (visit_at(state, broker, list, i, tries, visit)) return true;
     }
     return false;
@@ -110,9 +133,12 @@ bool visit_above_first(const PlanningState& state, uint32_t broker, ReplicaList&
 
 bool visit_ascending(const PlanningState& state, uint32_t broker, ReplicaList& list,
                      uint32_t tries_max, const std::function<bool(const ReplicaEntry&)>& visit) {
+    // From the bottom of the order: needs it all.
+    list.sort_all();
     // The smallest go first, so stale entries gather at the back: drop them for good.
     while (!list.entries.empty() && !still_movable(state, broker, list.entries.back().partition)) {
         list.entries.pop_back();
+        list.sorted_end = std::min(list.sorted_end, list.entries.size());
     }
     uint32_t tries = 0;
     for (size_t i = list.entries.size(); i-- > 0 && tries < tries_max;) {

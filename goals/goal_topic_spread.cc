@@ -10,6 +10,8 @@
 /// replica of the topic (least network load first) to the broker with the
 /// fewest replicas overall that still has room for the topic; then brokers
 /// below the band (often: holding none) take one from the fullest holder.
+/// Brokers that spent their per-broker budget
+/// (PlannerConfig::broker_actions_max) are skipped on both sides.
 
 #include <algorithm>
 #include <cassert>
@@ -167,6 +169,7 @@ private:
             const int64_t rounds_max = state.topic_count_on(t, s);
             for (int64_t round = 0; round < rounds_max; round++) {
                 if (!context.budget_left()) return;
+                if (!context.broker_budget_left(s)) break;  // the rest next plan
                 const int64_t count = state.topic_count_on(t, s);
                 if (count <= b.upper) break;
                 // Room for the topic, fewest replicas overall first.
@@ -174,6 +177,7 @@ private:
                 const std::vector<uint32_t> partners = collect_partners(
                     state, order.begin(), order.end(), s,
                     [&](int32_t, uint32_t d) {
+                        if (!context.broker_budget_left(d)) return false;
                         const int64_t theirs = state.topic_count_on(t, d);
                         return theirs + 1 <= b.upper && theirs + 1 < count;
                     },
@@ -202,11 +206,13 @@ private:
             for (int64_t round = 0; round < b.lower; round++) {
                 if (!context.budget_left()) return;
                 if (state.topic_count_on(t, d) >= b.lower) break;
+                if (!context.broker_budget_left(d)) break;  // the rest next plan
                 // Holders with the most of the topic first.
                 std::vector<std::pair<int32_t, uint32_t>> holders;
                 for (const TopicBrokerCount& entry : state.topic_counts(t)) {
                     const int64_t mine = state.topic_count_on(t, d);
                     if (entry.broker == d || !state.broker(entry.broker).eligible) continue;
+                    if (!context.broker_budget_left(entry.broker)) continue;
                     if (entry.count - 1 < b.lower || entry.count - 1 <= mine) continue;
                     holders.emplace_back(-entry.count, entry.broker);
                 }

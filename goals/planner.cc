@@ -74,6 +74,14 @@ std::vector<const Goal*> hard_guards(const GoalList& goals) {
 /// metrics first, stale ones only when no fresh one can take it.
 /// Cooldown does not hold an evacuation; an action in flight does (its
 /// partition is being acted on already).
+///
+/// The per-broker budget (PlannerConfig::broker_actions_max) counts as the
+/// gate does: a dead source is not alive, does no work and is not counted,
+/// so a dead broker's replicas spread over as many hosts as have budget; a
+/// draining source is alive and counted, so a plan takes at most that many
+/// replicas off it. A host that spends its budget leaves the ranking; when
+/// none is left, or a draining source has spent its own, the rest waits for
+/// the next plan (not unfixable: only this plan is out of room).
 void evacuate(PlanningState& state, GoalContext& context, Findings& findings, GoalKind goal) {
     std::vector<uint32_t> evacuating;
     for (int dead = 1; dead >= 0; dead--) {
@@ -125,9 +133,14 @@ void evacuate(PlanningState& state, GoalContext& context, Findings& findings, Go
         if (broker.hosts_evacuees()) tiers[broker.fresh ? 0 : 1].emplace(rank(b), b);
     }
 
+    // A host that spent its budget was dropped from the ranking: a replica
+    // it might have taken is not unfixable, only late.
+    bool hosts_spent = false;
     for (uint32_t source : evacuating) {
         const BrokerState& from = state.broker(source);
         const int32_t source_id = state.broker_id(source);
+        // Not alive (dead): never counted, always has budget.
+        assert(from.alive || state.broker_budget_left(source));
         std::vector<std::pair<double, uint32_t>> replicas;
         for (uint32_t p : state.model_partitions_of(source)) {
             if (!state.holds(source, p)) continue;
@@ -136,7 +149,12 @@ void evacuate(PlanningState& state, GoalContext& context, Findings& findings, Go
         }
         std::sort(replicas.begin(), replicas.end());
         for (const auto& [unused, p] : replicas) {
-            if (!context.budget_left()) return;
+            if (!context.plan_has_room()) return;
+            if (tiers[0].empty() && tiers[1].empty()) {
+                assert(hosts_spent);
+                return;  // every host spent its budget: the rest next plan
+            }
+            if (!state.broker_budget_left(source)) break;  // draining: the rest next plan
             if (state.excluded(p)) {
                 findings.add(p, source_id, goal, "excluded partition on a dead or draining broker: left there");
                 continue;
@@ -161,15 +179,19 @@ void evacuate(PlanningState& state, GoalContext& context, Findings& findings, Go
                     if (state.holds(destination, p)) continue;
                     if (context.try_apply(state.move(p, source, destination, true))) {
                         tiers[tier].erase(it);
-                        tiers[tier].emplace(rank(destination), destination);
+                        if (state.broker_budget_left(destination)) {
+                            tiers[tier].emplace(rank(destination), destination);
+                        } else {
+                            hosts_spent = true;
+                        }
                         placed = true;
                         break;
                     }
-                    if (!context.budget_left()) return;
+                    if (!context.plan_has_room()) return;
                     if (refusal == nullptr) refusal = context.last_refusal();
                 }
             }
-            if (!placed) {
+            if (!placed && !hosts_spent) {
                 findings.add(p, source_id, refusal != nullptr ? refusal->kind() : goal,
                              refusal != nullptr
                                  ? std::string("no broker can take this replica without breaking ") +

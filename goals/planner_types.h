@@ -89,6 +89,14 @@ struct PlannerConfig {
 
     /// Upper bound on the actions one plan proposes (the gate takes fewer).
     uint32_t actions_max = 1'000;
+    /// At most this many actions in one plan touch any one broker (as source
+    /// or destination); 0: no limit. The scheduler sets it to the gate's
+    /// per-broker cap (GateConfig::broker_inflight_max), so a plan spreads
+    /// over brokers instead of queuing behind one: a goal whose broker has
+    /// spent it moves on to the next broker. Counted as the gate counts: the
+    /// source of an action counts unless it is not alive (an evacuation off a
+    /// dead broker: it does no work in the move), the destination always.
+    uint32_t broker_actions_max = 0;
     /// Upper bound on `Plan::unfixable`; the rest are only counted
     /// (`Plan::unfixable_omitted`), so a cluster without racks or with a
     /// dead RF1 broker cannot make a plan of a million lines.

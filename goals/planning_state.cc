@@ -12,6 +12,9 @@ PlanningState::PlanningState(const ClusterModel& model, const PlannerConfig& con
     build_overlay();
     build_topics();
     recompute_aggregates();
+    // No action yet: every eligible broker has its whole budget.
+    _broker_actions.assign(_brokers.size(), 0);
+    _eligible_with_budget = _eligible_count;
 }
 
 void PlanningState::build_brokers() {
@@ -397,8 +400,28 @@ Action PlanningState::describe(const Candidate& c, GoalKind goal) const {
     return action;
 }
 
+void PlanningState::count_action(const Candidate& c, int32_t delta) {
+    for (int side = 0; side < 2; side++) {
+        if (!counts_against_budget(c, side)) continue;
+        const uint32_t b = c.broker(side);
+        const bool before = broker_budget_left(b);
+        assert(delta > 0 || _broker_actions[b] > 0);
+        _broker_actions[b] = static_cast<uint32_t>(static_cast<int64_t>(_broker_actions[b]) + delta);
+        const bool after = broker_budget_left(b);
+        if (!_brokers[b].eligible || before == after) continue;
+        if (after) {
+            _eligible_with_budget++;
+        } else {
+            assert(_eligible_with_budget > 0);
+            _eligible_with_budget--;
+        }
+    }
+    assert(_eligible_with_budget <= _eligible_count);
+}
+
 void PlanningState::apply(const Candidate& c, GoalKind goal) {
     assert(valid(c, true));
+    assert(within_broker_budget(c));
     Action action = describe(c, goal);
     Undo undo;
     undo.candidate = c;
@@ -447,6 +470,7 @@ void PlanningState::apply(const Candidate& c, GoalKind goal) {
     action.loads[1].after = broker_load(c.destination);
     _actions.push_back(std::move(action));
     _undo.push_back(undo);
+    count_action(c, +1);
 }
 
 void PlanningState::undo_last() {
@@ -455,6 +479,7 @@ void PlanningState::undo_last() {
     const Candidate& c = undo.candidate;
     _undo.pop_back();
     _actions.pop_back();
+    count_action(c, -1);
     const Partition& partition = _model.partitions[c.partition];
     uint32_t* slots = _replicas.data() + partition.replica_begin;
     change_broker(c.source, Load{} - c.load_delta[0], -c.replica_delta[0], -c.leader_delta[0]);

@@ -207,7 +207,34 @@ public:
     /// from any alive, non-excluded broker).
     bool valid(const Candidate& c, bool repair) const;
 
-    /// Applies `c` (which must be valid) and records its Action.
+    // ------------------------------------------------------------ per-broker budget
+    /// PlannerConfig::broker_actions_max: actions of this plan that count
+    /// against broker `b`. The gate's rule: the destination always counts,
+    /// the source unless it is not alive (an evacuation off a dead broker).
+    uint32_t broker_actions(uint32_t b) const { return _broker_actions[b]; }
+    /// May one more action of the plan touch `b`?
+    bool broker_budget_left(uint32_t b) const {
+        return _config.broker_actions_max == 0 || _broker_actions[b] < _config.broker_actions_max;
+    }
+    /// Does side 0 (source) or 1 (destination) of `c` count against its broker?
+    bool counts_against_budget(const Candidate& c, int side) const {
+        return side == 1 || _brokers[c.source].alive;
+    }
+    /// Every broker `c` counts against has budget left.
+    bool within_broker_budget(const Candidate& c) const {
+        if (c.source >= broker_count() || c.destination >= broker_count()) return false;
+        for (int side = 0; side < 2; side++) {
+            if (counts_against_budget(c, side) && !broker_budget_left(c.broker(side))) return false;
+        }
+        return true;
+    }
+    /// Eligible brokers with budget left. Every balancing action and every
+    /// repair lands on an eligible broker: at zero, only evacuations (which
+    /// may land on stale brokers) can still be planned.
+    uint32_t eligible_with_budget() const { return _eligible_with_budget; }
+
+    /// Applies `c` (which must be valid and within the per-broker budget)
+    /// and records its Action.
     void apply(const Candidate& c, GoalKind goal);
     /// Takes back the last applied action exactly as it was applied.
     void undo_last();
@@ -237,6 +264,7 @@ private:
     void index_insert(uint32_t b);
     void index_erase(uint32_t b);
     void topic_add(uint32_t t, uint32_t b, int32_t delta);
+    void count_action(const Candidate& c, int32_t delta);
     uint32_t slot_of(uint32_t p, uint32_t b) const;
     Action describe(const Candidate& c, GoalKind goal) const;
 
@@ -267,6 +295,9 @@ private:
     std::vector<uint32_t> _topic_begin;  // topic t: partitions [begin[t], begin[t + 1])
     std::vector<std::vector<TopicBrokerCount>> _topic_counts;
     std::vector<int64_t> _topic_eligible;
+
+    std::vector<uint32_t> _broker_actions;  // per broker, see broker_actions()
+    uint32_t _eligible_with_budget = 0;
 
     std::vector<Action> _actions;
     std::vector<Undo> _undo;

@@ -359,6 +359,16 @@ void read(Reader& r, const json& v, const std::string& path, events::HeldAction&
     });
 }
 
+void read(Reader& r, const json& v, const std::string& path, events::Unfixable& out) {
+    read_object(r, v, path, [&](Fields& f) {
+        f.field("topic", out.topic);
+        f.field("partition", out.partition);
+        f.field("broker_id", out.broker_id);
+        f.field("goal", out.goal);
+        f.field("reason", out.reason);
+    });
+}
+
 // ---------------------------------------------------------------- bodies
 //
 // A body's members sit beside the header's in the top-level object.
@@ -417,6 +427,7 @@ void read_body(Fields& f, events::ActionsPlanned& e) {
     f.field("actions", e.actions);
     f.field("rejections", e.rejections);
     f.field("held", e.held);
+    f.field("unfixable", e.unfixable);
 }
 void read_body(Fields& f, events::ActionSubmitted& e) {
     f.field("action_id", e.action_id);

@@ -115,6 +115,13 @@ int explain(const ReplaySource& source, const std::vector<events::Event>& plans,
                 }
                 lines++;
             }
+            for (const events::Unfixable& u : p.unfixable) {
+                if (u.topic != topic || u.partition != partition) continue;
+                std::printf("  seq %-8" PRIu64 " %-12s round %-4" PRIu64 " cannot fix (%s): %s\n",
+                            p.barrier_seq, format_time_ms(e.time_ms).c_str(), p.round,
+                            u.goal.c_str(), u.reason.c_str());
+                lines++;
+            }
             for (const events::HeldAction& h : p.held) {
                 if (!about(h.action)) continue;
                 std::printf("  seq %-8" PRIu64 " %-12s round %-4" PRIu64

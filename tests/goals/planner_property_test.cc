@@ -1,7 +1,8 @@
 /// Properties of the planner and the gate over random clusters: random
 /// brokers, racks, capacities, liveness and metric ages; random topics,
 /// partitions, replication factors, leaders, loads, cooldowns and
-/// exclusions; random flavors, plan bounds and goal orders.
+/// exclusions; random flavors, plan bounds (actions_max, broker_actions_max)
+/// and goal orders.
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
@@ -111,6 +112,8 @@ PlannerConfig random_config() {
     PlannerConfig config;
     config.flavor = chance(50) ? Flavor::apache : Flavor::automq;
     config.actions_max = static_cast<uint32_t>(*rc::gen::inRange(0, 300));
+    // Half the plans without a per-broker limit, half with a tight one.
+    config.broker_actions_max = chance(50) ? 0 : static_cast<uint32_t>(*rc::gen::inRange(1, 7));
     if (chance(20)) {
         // A random subset in a random order.
         std::vector<GoalKind> all = default_goals();
@@ -241,6 +244,68 @@ RC_GTEST_PROP(PlannerProperties, NetworkDistributionNeverWidens, ()) {
         const double now = deviation_max(after, config, resource);
         RC_ASSERT(now <= before * (1 + 1e-6) + 1e-3);
     }
+}
+
+RC_GTEST_PROP(PlannerProperties, NoBrokerIsTouchedByMoreThanBrokerActionsMax, ()) {
+    const ClusterModel model = random_model();
+    PlannerConfig config = random_config();
+    config.broker_actions_max = static_cast<uint32_t>(*rc::gen::inRange(1, 7));
+    const Plan result = plan(model, config);
+    // Counted as the gate counts: the destination always, the source unless
+    // it is not alive (an evacuation off a dead broker does no work there).
+    std::map<int32_t, uint32_t> per_broker;
+    bool dead_source = false;
+    for (const Action& action : result.actions) {
+        if (broker_of(model, action.source).liveness == Liveness::alive) {
+            per_broker[action.source]++;
+        } else {
+            RC_ASSERT(action.evacuation);
+            dead_source = true;
+        }
+        per_broker[action.destination]++;
+    }
+    uint32_t most = 0;
+    for (const auto& [id, count] : per_broker) {
+        RC_ASSERT(count <= config.broker_actions_max);
+        most = std::max(most, count);
+    }
+    RC_TAG(result.actions.empty()                  ? "no actions"
+           : most == config.broker_actions_max     ? "some broker at its limit"
+                                                   : "below the limit");
+    if (dead_source) RC_TAG("evacuates a dead broker");
+
+
+    // A limit that cannot bind (no broker is in more actions than the plan
+    // holds) changes nothing: the budget only ever skips, never reorders.
+    PlannerConfig loose = config;
+    loose.broker_actions_max = std::max<uint32_t>(1, config.actions_max);
+    PlannerConfig unlimited = config;
+    unlimited.broker_actions_max = 0;
+    RC_ASSERT(plan(model, loose) == plan(model, unlimited));
+}
+
+RC_GTEST_PROP(GateProperties, APlanWithinTheGatesBrokerCapPassesUpToConcurrency, ()) {
+    // Nothing in flight or cooling: the gate holds an action only for its
+    // caps. With broker_actions_max = the gate's per-broker cap, none is held
+    // for the broker cap, and the gate fills up to its concurrency.
+    ClusterModel model = random_model(true);
+    for (Partition& partition : model.partitions) {
+        partition.in_flight = false;
+        partition.last_moved_ms = -1;
+    }
+    PlannerConfig config = random_config();
+    GateConfig gate_config;
+    gate_config.broker_inflight_max = static_cast<uint32_t>(*rc::gen::inRange(1, 7));
+    gate_config.concurrency_max = static_cast<uint32_t>(*rc::gen::inRange(1, 60));
+    gate_config.topic_batch_fraction_max = 1;
+    config.broker_actions_max = gate_config.broker_inflight_max;
+    const Plan result = plan(model, config);
+    const GateResult gate = apply_gate(result, model, GateState{}, gate_config);
+    // Healthy: nothing is evacuated, and a balancing action touches a
+    // partition at most once; a fraction of 1 never caps a topic.
+    RC_ASSERT(gate.held_count[static_cast<size_t>(HoldReason::broker_cap)] == 0u);
+    RC_ASSERT(gate.accepted.size() == std::min<size_t>(result.actions.size(), gate_config.concurrency_max));
+    RC_TAG(result.actions.size() > gate_config.concurrency_max ? "gate full" : "plan within the gate");
 }
 
 RC_GTEST_PROP(PlannerProperties, CooldownAndInFlightPartitionsStayUnlessEvacuated, ()) {

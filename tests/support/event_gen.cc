@@ -288,13 +288,20 @@ inline rc::Gen<events::ActionsPlanned> gen_actions_planned() {
         rc::gen::set(&RejectionCount::count, gen_int<uint32_t>()));
     const auto held = rc::gen::build<HeldAction>(rc::gen::set(&HeldAction::action, gen_action()),
                                                  rc::gen::set(&HeldAction::reason, gen_string()));
+    const auto unfixable = rc::gen::build<events::Unfixable>(
+        rc::gen::set(&events::Unfixable::topic, gen_string()),
+        rc::gen::set(&events::Unfixable::partition, gen_int<int32_t>()),
+        rc::gen::set(&events::Unfixable::broker_id, gen_int<int32_t>()),
+        rc::gen::set(&events::Unfixable::goal, gen_string()),
+        rc::gen::set(&events::Unfixable::reason, gen_string()));
     // Fewer actions than the usual 20: each one is itself a dozen vectors.
     return rc::gen::build<ActionsPlanned>(
         rc::gen::set(&ActionsPlanned::round, gen_int<uint64_t>()),
         rc::gen::set(&ActionsPlanned::barrier_seq, gen_int<uint64_t>()),
         rc::gen::set(&ActionsPlanned::actions, gen_vector(gen_action(), 6)),
         rc::gen::set(&ActionsPlanned::rejections, gen_vector(rejection)),
-        rc::gen::set(&ActionsPlanned::held, gen_vector(held, 4)));
+        rc::gen::set(&ActionsPlanned::held, gen_vector(held, 4)),
+        rc::gen::set(&ActionsPlanned::unfixable, gen_vector(unfixable, 4)));
 }
 
 // ---------------------------------------------------------------- execution outcomes

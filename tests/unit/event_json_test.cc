@@ -143,7 +143,7 @@ TEST(EventToJson, NonSwapActionsLeaveOutTheSwapFields) {
               R"({"seq":14,"time_ms":5,"source":"engine","type":"actions_planned","round":42,"barrier_seq":13,)"
               R"("actions":[{"action_id":9003,"kind":"leader","topic":"orders","partition":3,)"
               R"("source_broker":3,"destination_broker":1,"replicas_before":[3,1,2],"replicas_after":[1,3,2],)"
-              R"("goal":"leader_distribution","loads":[]}],"rejections":[],"held":[]})");
+              R"("goal":"leader_distribution","loads":[]}],"rejections":[],"held":[],"unfixable":[]})");
 }
 
 TEST(EventToJson, OperatorCommand) {

@@ -1,0 +1,195 @@
+/// The executor through the whole engine: submissions, timeouts, retries of
+/// retriable failures with backoff, operator cancel, and reconciling with
+/// the port after a restart (nothing runs twice).
+
+#include <gtest/gtest.h>
+
+#include "actors/engine.h"
+#include "tests/support/cluster_events.h"
+#include "tests/support/fake_port.h"
+#include "tests/support/temp_dir.h"
+
+namespace ballast::actors {
+namespace {
+
+using events::Event;
+using testing::at;
+using testing::DecisionLog;
+using testing::FakePort;
+using testing::TempDir;
+using testing::tick;
+
+events::Config config_with(std::vector<std::string> extra = {}) {
+    events::Config config = events::Config::defaults();
+    std::vector<std::string> settings = {
+        "ballast.cluster.flavor=automq", "ballast.journal.sync=false",
+        "autobalancer.controller.execution.interval.ms=0",
+        "autobalancer.controller.metrics.delay.ms=3600000", "ballast.action.timeout.ms=30000",
+        "ballast.action.retry.backoff.ms=2000", "ballast.action.retries.max=2"};
+    settings.insert(settings.end(), extra.begin(), extra.end());
+    for (const std::string& s : settings) EXPECT_TRUE(config.apply_override(s).ok()) << s;
+    return config;
+}
+
+std::unique_ptr<Engine> start(const std::string& journal, AdminPort* port, DecisionLog& log,
+                              events::Config config = config_with()) {
+    EngineOptions options;
+    options.config = std::move(config);
+    options.journal_path = journal;
+    options.port = port;
+    options.on_decision = log.sink();
+    auto engine = Engine::start(std::move(options));
+    EXPECT_TRUE(engine.ok()) << engine.error().to_string();
+    return engine.ok() ? std::move(*engine) : nullptr;
+}
+
+void feed(Engine& engine, std::vector<Event> events) {
+    ASSERT_TRUE(engine.feed(std::move(events)).ok());
+    ASSERT_TRUE(engine.wait_idle().ok());
+}
+
+/// Three brokers, 6 RF1 partitions, broker 3 fenced at 1 s and dead after
+/// the grace (10 s): its two partitions are moved off at 11 s.
+std::vector<Event> dead_broker() {
+    std::vector<Event> events = testing::cluster_setup(3, 3, {{"t", 6, 1}});
+    events.push_back(at(0, events::BrokerMetrics{0, {{1, 0, 0, 0, 0}, {2, 0, 0, 0, 0}, {3, 0, 0, 0, 0}}}));
+    events.push_back(tick(0));
+    events.push_back(at(1000, events::BrokerFenced{3}, events::Source::kafka_metadata));
+    for (int64_t t = 1000; t <= 11'000; t += 1000) events.push_back(tick(t));
+    return events;
+}
+
+template <class T>
+std::vector<T> decisions_of(const DecisionLog& log) {
+    std::vector<T> out;
+    for (const Event& e : log.events()) {
+        if (const auto* x = std::get_if<T>(&e.body)) out.push_back(*x);
+    }
+    return out;
+}
+
+TEST(Executor, SubmitsEachAcceptedActionOnce) {
+    TempDir dir;
+    FakePort port;
+    DecisionLog log;
+    auto engine = start(dir / "j", &port, log);
+    feed(*engine, dead_broker());
+    const auto plans = log.plans();
+    ASSERT_FALSE(plans.empty());
+    ASSERT_EQ(plans.back().actions.size(), 2u);
+    ASSERT_EQ(port.submitted().size(), 2u);
+    for (const auto& s : port.submitted()) EXPECT_EQ(s.attempt, 1u);
+    EXPECT_EQ(decisions_of<events::ActionSubmitted>(log).size(), 2u);
+}
+
+TEST(Executor, TimesOutAndCancelsWhatRunsTooLong) {
+    TempDir dir;
+    FakePort port;
+    DecisionLog log;
+    auto engine = start(dir / "j", &port, log);
+    feed(*engine, dead_broker());
+    ASSERT_EQ(port.submitted().size(), 2u);
+    // 30 s timeout from 11 s: nothing at 40 s, both at 41 s.
+    feed(*engine, {tick(40'000)});
+    EXPECT_TRUE(decisions_of<events::ActionTimedOut>(log).empty());
+    feed(*engine, {tick(41'000)});
+    const auto timed_out = decisions_of<events::ActionTimedOut>(log);
+    ASSERT_EQ(timed_out.size(), 2u);
+    EXPECT_EQ(timed_out[0].timeout_ms, 30'000);
+    EXPECT_EQ(port.cancelled().size(), 2u);
+}
+
+TEST(Executor, RetriesRetriableFailuresWithBackoffThenGivesUp) {
+    TempDir dir;
+    FakePort port;
+    DecisionLog log;
+    auto engine = start(dir / "j", &port, log);
+    feed(*engine, dead_broker());
+    const uint64_t id = log.plans().back().actions.front().action_id;
+    auto failed = [&](uint32_t attempt, int64_t t) {
+        return at(t, events::ActionFailed{id, 60, "REASSIGNMENT_IN_PROGRESS", "busy", true, attempt},
+                  events::Source::kafka_admin);
+    };
+    auto attempts = [&] {
+        uint32_t n = 0;
+        for (const auto& s : port.submitted()) n += s.action.action_id == id ? 1 : 0;
+        return n;
+    };
+    // Engine time is the last Tick (11 s). Backoff 2 s: retry at 13 s.
+    feed(*engine, {failed(1, 11'000), tick(12'000)});
+    EXPECT_EQ(attempts(), 1u);
+    feed(*engine, {tick(13'000)});
+    EXPECT_EQ(attempts(), 2u);
+    // Second failure at 13 s: the backoff doubles to 4 s, retry at 17 s.
+    feed(*engine, {failed(2, 13'000), tick(16'000)});
+    EXPECT_EQ(attempts(), 2u);
+    feed(*engine, {tick(17'000)});
+    EXPECT_EQ(attempts(), 3u);
+    // Third failure: retries.max = 2 is used up; the action is dropped.
+    feed(*engine, {failed(3, 20'000), tick(60'000)});
+    EXPECT_EQ(attempts(), 3u);
+    for (const auto& t : decisions_of<events::ActionTimedOut>(log)) EXPECT_NE(t.action_id, id);
+}
+
+TEST(Executor, ANonRetriableFailureIsFinal) {
+    TempDir dir;
+    FakePort port;
+    DecisionLog log;
+    auto engine = start(dir / "j", &port, log);
+    feed(*engine, dead_broker());
+    const uint64_t id = log.plans().back().actions.front().action_id;
+    feed(*engine, {at(12'000, events::ActionFailed{id, 39, "INVALID_REPLICA_ASSIGNMENT", "no", false, 1},
+                      events::Source::kafka_admin),
+                   tick(20'000), tick(60'000)});
+    uint32_t attempts = 0;
+    for (const auto& s : port.submitted()) attempts += s.action.action_id == id ? 1 : 0;
+    EXPECT_EQ(attempts, 1u);
+    for (const auto& t : decisions_of<events::ActionTimedOut>(log)) EXPECT_NE(t.action_id, id);
+}
+
+TEST(Executor, AnOperatorCancelsAnAction) {
+    TempDir dir;
+    FakePort port;
+    DecisionLog log;
+    auto engine = start(dir / "j", &port, log);
+    feed(*engine, dead_broker());
+    const uint64_t id = log.plans().back().actions.front().action_id;
+    feed(*engine, {at(12'000, events::OperatorCommand{events::CommandKind::cancel_actions, {}, {}, {id},
+                                                      "wrong destination"},
+                      events::Source::operator_)});
+    const auto cancelled = decisions_of<events::ActionCancelled>(log);
+    ASSERT_EQ(cancelled.size(), 1u);
+    EXPECT_EQ(cancelled[0].action_id, id);
+    EXPECT_EQ(cancelled[0].reason, "wrong destination");
+    ASSERT_EQ(port.cancelled().size(), 1u);
+    EXPECT_EQ(port.cancelled()[0].action_id, id);
+}
+
+TEST(Executor, NothingRunsTwiceAfterARestart) {
+    TempDir dir;
+    DecisionLog log;
+    std::vector<events::Action> actions;
+    {
+        FakePort port;
+        auto engine = start(dir / "j", &port, log);
+        feed(*engine, dead_broker());
+        actions = log.plans().back().actions;
+        ASSERT_EQ(actions.size(), 2u);
+    }
+    // After the restart the cluster still runs the first move; the second
+    // never started (or finished unseen).
+    FakePort port;
+    port.set_running({{actions[0].topic, actions[0].partition, actions[0].replicas_after}});
+    DecisionLog after;
+    auto engine = start(dir / "j", &port, after);
+    ASSERT_TRUE(engine->wait_idle().ok());
+    const auto submitted = port.submitted();
+    ASSERT_EQ(submitted.size(), 1u);
+    EXPECT_EQ(submitted[0].action.action_id, actions[1].action_id);
+    EXPECT_EQ(submitted[0].attempt, 2u);
+    // And recovery decided nothing new: the same round, not a second one.
+    for (const auto& p : after.plans()) EXPECT_LE(p.round, log.plans().back().round);
+}
+
+}  // namespace
+}  // namespace ballast::actors
