@@ -154,6 +154,7 @@ events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
     setup.restore = shared_snapshot;
     setup.quiet_until_seq = quiet_until;
     setup.snapshots = e._journal != nullptr;
+    setup.partition_backlog_max = o.partition_backlog_max;
     e._router = std::make_unique<caf::actor>(sys.spawn(router_actor, setup));
     caf::anon_send(*e._router, control_atom::value, *e._journal_actor);
     caf::anon_send(*e._journal_actor, control_atom::value, *e._router);

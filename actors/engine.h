@@ -57,6 +57,14 @@ struct EngineOptions {
     /// Each waits as a decoded Event (~100-300 bytes): 100,000 bound that
     /// memory to tens of MB and still keep the journal's batches full.
     uint64_t backlog_events_max = 100'000;
+    /// Partition messages the router lets wait in mailboxes before it pauses
+    /// routing (flow control inside the engine). One metrics report of a
+    /// 1M-partition cluster is a million messages of ~250 bytes (update +
+    /// mailbox element); routed at once they would sit in the mailboxes as
+    /// ~250 MB while one core works through them. Capped at 65,536 the
+    /// backlog is ~16 MB, and feed() feels the pause (its backlog counts
+    /// routed events), so the flow backs up to the producer.
+    uint64_t partition_backlog_max = 1u << 16;
 };
 
 class Engine {

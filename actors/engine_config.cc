@@ -36,6 +36,9 @@ EngineSettings settings_from(const events::Config& c) {
     g.broker_inflight_max = static_cast<uint32_t>(c.get_int32("ballast.broker.max.inflight.moves"));
     g.execution_interval_ms = c.get_int64(prefix + "execution.interval.ms");
     g.partition_cooldown_ms = p.partition_cooldown_ms;
+    // A plan spreads over brokers instead of queuing behind one: no broker
+    // takes part in more of its actions than the gate lets run on it.
+    p.broker_actions_max = g.broker_inflight_max;
 
     s.executor.action_timeout_ms = c.get_int64("ballast.action.timeout.ms");
     s.executor.retries_max = static_cast<uint32_t>(c.get_int32("ballast.action.retries.max"));
@@ -51,9 +54,28 @@ EngineSettings settings_from(const events::Config& c) {
         c.get_double("ballast.broker.capacity.network.out.bytes.per.s");
     s.default_capacity.disk_bytes = c.get_double("ballast.broker.capacity.disk.bytes");
     s.default_capacity.replicas_max = c.get_int32("ballast.broker.capacity.replicas.max");
+    for (const std::string& element : c.get_string_list("ballast.broker.capacity.overrides")) {
+        // Checked when the value was set: every element parses.
+        const events::Result<events::CapacityOverride> o = events::parse_capacity_override(element);
+        assert(o.ok());
+        goals::Capacity capacity = s.default_capacity;
+        if (auto it = s.broker_capacity.find(o->broker_id); it != s.broker_capacity.end()) {
+            capacity = it->second;  // listed twice: the later fields win
+        }
+        if (o->network_in_bytes_per_s >= 0) capacity.network_in_bytes_per_s = o->network_in_bytes_per_s;
+        if (o->network_out_bytes_per_s >= 0) capacity.network_out_bytes_per_s = o->network_out_bytes_per_s;
+        if (o->disk_bytes >= 0) capacity.disk_bytes = o->disk_bytes;
+        if (o->replicas_max >= 0) capacity.replicas_max = o->replicas_max;
+        s.broker_capacity[o->broker_id] = capacity;
+    }
     s.excluded_broker_ids = c.get_int_list(prefix + "exclude.broker.ids");
     s.excluded_topics = c.get_string_list(prefix + "exclude.topics");
     return s;
+}
+
+goals::Capacity capacity_of(const EngineSettings& settings, int32_t id) {
+    const auto it = settings.broker_capacity.find(id);
+    return it == settings.broker_capacity.end() ? settings.default_capacity : it->second;
 }
 
 std::vector<std::string> apply_config_change(events::Config& config,

@@ -5,6 +5,7 @@
 /// needs settings applies the same ConfigChanged events in stream order, so
 /// they all agree as of any sequence number.
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,11 +24,17 @@ struct EngineSettings {
     uint64_t snapshot_interval_events = 100'000;
     int64_t retention_ms = 0;
     goals::Capacity default_capacity;
+    /// `ballast.broker.capacity.overrides`: a broker listed here has these
+    /// capacities (fields not given keep the default); the rest the default.
+    std::map<int32_t, goals::Capacity> broker_capacity;
     std::vector<int32_t> excluded_broker_ids;
     std::vector<std::string> excluded_topics;
 };
 
 EngineSettings settings_from(const events::Config& config);
+
+/// The capacity of broker `id` under `settings`.
+goals::Capacity capacity_of(const EngineSettings& settings, int32_t id);
 
 /// Applies a ConfigChanged event, then `overrides` ("key=value", replay's
 /// --set) on top so they always win. An entry that does not parse is

@@ -127,6 +127,9 @@ struct BrokerSummary {
     int32_t id = -1;
     std::string rack;
     goals::Liveness liveness = goals::Liveness::alive;
+    /// A sample newer than metrics.delay.ms: without one the broker neither
+    /// gives nor takes load.
+    bool metrics_fresh = false;
     goals::BrokerLoad before;
     goals::BrokerLoad after;
 };

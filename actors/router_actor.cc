@@ -408,12 +408,31 @@ void deliver_idle(Self* self) {
     });
 }
 
-/// Routes queued events until the queue is empty or a barrier starts.
+/// Over the backlog cap: pause until the partition actors have applied all
+/// but half of it. Reuses the drain counter of the barrier (only one of the
+/// two is ever waiting: a barrier starts only while routing, and routing
+/// stops here). Returns whether routing must pause.
+bool throttle(Self* self) {
+    RouterState& st = self->state;
+    if (st.partition_messages_sent - st.table->applied() <= st.partition_backlog_max) return false;
+    st.throttle_target = st.partition_messages_sent - st.partition_backlog_max / 2;
+    st.table->set_drain_target(st.throttle_target);
+    // Set, then check: an actor that levelled the count before the target
+    // was set sent nothing.
+    if (st.table->applied() >= st.throttle_target) return false;
+    st.throttled = true;
+    st.progress->throttled.fetch_add(1, std::memory_order_relaxed);
+    return true;
+}
+
+/// Routes queued events until the queue is empty, a barrier starts or the
+/// partition backlog is full.
 void process(Self* self) {
     RouterState& st = self->state;
-    while (!st.barrier.active && !st.queue.empty()) {
+    while (!st.barrier.active && !st.throttled && !st.queue.empty()) {
         const EventBatch& batch = *st.queue.front();
         while (st.cursor < batch.size()) {
+            if (throttle(self)) return;
             const events::Event& e = batch[st.cursor++];
             const bool plan_due = route(self, e);
             st.progress->events_routed.fetch_add(1, std::memory_order_relaxed);
@@ -448,6 +467,8 @@ caf::behavior router_actor(caf::stateful_actor<RouterState>* self, RouterSetup s
     st.settings = settings_from(st.config);
     st.quiet_until_seq = setup.quiet_until_seq;
     st.snapshots = setup.snapshots;
+    assert(setup.partition_backlog_max >= 1);
+    st.partition_backlog_max = setup.partition_backlog_max;
     if (const EngineSnapshot* s = setup.restore.get()) {
         // The table already holds the snapshot's records; bring back the
         // maps and one actor per slot and per broker.
@@ -474,13 +495,18 @@ caf::behavior router_actor(caf::stateful_actor<RouterState>* self, RouterSetup s
         [=](control_atom, const caf::actor& journal) { self->state.journal = journal; },
         [=](route_atom, const BatchPtr& batch) {
             self->state.queue.push_back(batch);
-            if (!self->state.barrier.active) process(self);
+            if (!self->state.barrier.active && !self->state.throttled) process(self);
         },
         [=](drained_atom, uint64_t target) {
             RouterState& st = self->state;
             if (st.barrier.active && !st.barrier.partitions_drained && target == st.barrier.drain_target) {
                 st.barrier.partitions_drained = true;
                 answered(self);
+                return;
+            }
+            if (st.throttled && target == st.throttle_target) {
+                st.throttled = false;
+                process(self);
                 return;
             }
             deliver_idle(self);

@@ -34,6 +34,7 @@ struct RouterProgress {
     std::atomic<uint64_t> last_seq{0};
     std::atomic<uint64_t> barriers{0};
     std::atomic<uint64_t> partition_samples_dropped{0};  // samples for partitions never seen
+    std::atomic<uint64_t> throttled{0};  // pauses for the partition backlog cap
 };
 
 struct RouterState {
@@ -52,6 +53,7 @@ struct RouterState {
     EngineSettings settings;
     uint64_t quiet_until_seq = 0;
     bool snapshots = true;
+    uint64_t partition_backlog_max = 0;
 
     // Topology.
     std::vector<std::string> topics;                     // router topic index -> name
@@ -65,6 +67,12 @@ struct RouterState {
     std::vector<uint32_t> dirty;
     std::vector<uint8_t> dirty_flag;  // by slot
     uint64_t partition_messages_sent = 0;
+
+    // Flow control: routing pauses while more than partition_backlog_max
+    // partition messages wait in mailboxes, until the actors have worked
+    // the backlog down to half (see throttle() in router_actor.cc).
+    bool throttled = false;
+    uint64_t throttle_target = 0;
 
     // Clock and triggers (see router_actor.cc).
     RouterMemory memory;
@@ -104,6 +112,7 @@ struct RouterSetup {
     /// restart; their barriers decide again but act quietly.
     uint64_t quiet_until_seq = 0;
     bool snapshots = true;                    // false in replay: nothing to write to
+    uint64_t partition_backlog_max = 1u << 16;  // EngineOptions::partition_backlog_max
 };
 
 caf::behavior router_actor(caf::stateful_actor<RouterState>* self, RouterSetup setup);

@@ -145,7 +145,7 @@ void update_brokers(SchedulerState& st, const PlanInput& input) {
         broker.metrics_time_ms = b.metrics_time_ms;
         broker.excluded = broker_excluded(st, b.id);
         broker.draining = st.memory.draining_brokers.count(b.id) > 0;
-        broker.capacity = st.settings.default_capacity;
+        broker.capacity = capacity_of(st.settings, b.id);
         m.brokers.push_back(broker);
     }
 }
@@ -226,6 +226,9 @@ void summarize(const SchedulerState& st, const goals::Plan& plan, const goals::G
         summary.id = b.id;
         summary.rack = m.racks[b.rack];
         summary.liveness = b.liveness;
+        // The planner's rule (goals/planning_state.cc).
+        summary.metrics_fresh = b.metrics_time_ms >= 0 &&
+                                b.metrics_time_ms >= m.now_ms - st.settings.planner.metrics_delay_ms;
     }
     auto add = [&](goals::BrokerLoad& to, const goals::Partition& p, bool leader) {
         const goals::Load l = goals::replica_load(p, leader);

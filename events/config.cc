@@ -17,6 +17,8 @@ namespace ballast::events {
 namespace {
 
 constexpr int64_t int32_max = std::numeric_limits<int32_t>::max();
+
+std::string check_capacity_override(std::string_view element);
 constexpr int64_t two_pow_62 = int64_t{1} << 62;
 constexpr int64_t one_day_ms = 86'400'000;
 
@@ -152,6 +154,12 @@ std::vector<KeySpec> make_config_keys() {
                   "Disk capacity of every broker, bytes; 0 = unknown (not checked)."),
         int_key(int32, "ballast.broker.capacity.replicas.max", "0", 0, 10'000'000,
                 "Most replicas one broker may hold; 0 = no limit."),
+        KeySpec{.key = "ballast.broker.capacity.overrides",
+                .type = ValueType::string_list,
+                .default_value = "",
+                .description = "Per-broker capacities over the defaults above, e.g. "
+                               "4:in=104857600:out=209715200:disk=1e12:replicas=4000,5:in=52428800.",
+                .element_check = check_capacity_override},
         float_key("ballast.capacity.threshold", "0.8", 0.01, 1,
                   "Capacity goals keep load <= capacity x this."),
         choice_key("ballast.cluster.flavor", "apache", {"apache", "automq"},
@@ -319,7 +327,21 @@ Result<std::vector<std::string>> parse_string_list(const KeySpec& spec, std::str
     Result<std::vector<std::string_view>> elements =
         split_list(spec, text, "a comma-separated list");
     if (!elements) return elements.error();
+    if (spec.element_check) {
+        for (std::string_view element : *elements) {
+            const std::string expected = spec.element_check(element);
+            if (!expected.empty()) {
+                return bad_value(spec, text, "has a bad element '" + std::string(element) +
+                                                 "' (expected " + expected + ")");
+            }
+        }
+    }
     return std::vector<std::string>(elements->begin(), elements->end());
+}
+
+std::string check_capacity_override(std::string_view element) {
+    Result<CapacityOverride> parsed = parse_capacity_override(element);
+    return parsed ? std::string() : parsed.error().message;
 }
 
 /// Goals by short name, or by AutoMQ class name which is normalized to the short
@@ -736,6 +758,54 @@ std::vector<std::pair<std::string, std::string>> Config::entries() const {
 std::string Config::to_properties_text() const {
     std::string out;
     for (const auto& [key, value] : entries()) out += key + "=" + escape(value) + "\n";
+    return out;
+}
+
+Result<CapacityOverride> parse_capacity_override(std::string_view element) {
+    const auto expected = [&](std::string what) {
+        return make_error(ErrorCode::invalid_argument,
+                          "ID:in=BYTES_PER_S:out=BYTES_PER_S:disk=BYTES:replicas=N; " + what);
+    };
+    CapacityOverride out;
+    size_t start = 0;
+    bool first = true;
+    while (start <= element.size()) {
+        const size_t end = std::min(element.find(':', start), element.size());
+        const std::string_view field = element.substr(start, end - start);
+        start = end + 1;
+        if (first) {
+            first = false;
+            int64_t id = 0;
+            const auto r = std::from_chars(field.data(), field.data() + field.size(), id);
+            if (r.ec != std::errc() || r.ptr != field.data() + field.size() || id < 0 ||
+                id > int32_max) {
+                return expected("'" + std::string(field) + "' is not a broker id");
+            }
+            out.broker_id = static_cast<int32_t>(id);
+            continue;
+        }
+        const size_t eq = field.find('=');
+        const std::string_view name = field.substr(0, eq);
+        const std::string value(eq == std::string_view::npos ? "" : field.substr(eq + 1));
+        char* parsed_end = nullptr;
+        const double number = std::strtod(value.c_str(), &parsed_end);
+        if (eq == std::string_view::npos || value.empty() || *parsed_end != '\0' ||
+            !std::isfinite(number) || number < 0) {
+            return expected("'" + std::string(field) + "' is not name=non-negative number");
+        }
+        if (name == "in") {
+            out.network_in_bytes_per_s = number;
+        } else if (name == "out") {
+            out.network_out_bytes_per_s = number;
+        } else if (name == "disk") {
+            out.disk_bytes = number;
+        } else if (name == "replicas" && number <= int32_max &&
+                   number == static_cast<double>(static_cast<int32_t>(number))) {
+            out.replicas_max = static_cast<int32_t>(number);
+        } else {
+            return expected("'" + std::string(field) + "' is not in=, out=, disk= or replicas=");
+        }
+    }
     return out;
 }
 

@@ -54,6 +54,9 @@ struct KeySpec {
     double max_double = 0;
     bool allow_empty = true;                     // string only
     std::vector<std::string_view> choices = {};  // choice only: canonical (lowercase) words
+    /// string_list only: checks one element; returns "" when fine, else what
+    /// was expected.
+    std::string (*element_check)(std::string_view element) = nullptr;
 };
 
 /// Every known key, AutoMQ-compatible keys first, then Ballast's own. The order
@@ -68,6 +71,18 @@ const std::vector<std::string_view>& known_goals();
 
 /// AutoMQ names goals by class; `<prefix><ShortName>` is accepted as ShortName.
 inline constexpr std::string_view automq_goal_prefix = "kafka.autobalancer.goals.";
+
+/// One element of `ballast.broker.capacity.overrides`:
+/// "ID:in=BYTES_PER_S:out=BYTES_PER_S:disk=BYTES:replicas=N", fields after
+/// the id optional and in any order; an absent field keeps the default.
+struct CapacityOverride {
+    int32_t broker_id = -1;
+    double network_in_bytes_per_s = -1;   // -1: not given
+    double network_out_bytes_per_s = -1;
+    double disk_bytes = -1;
+    int32_t replicas_max = -1;
+};
+Result<CapacityOverride> parse_capacity_override(std::string_view element);
 
 class Config {
 public:

@@ -138,6 +138,22 @@ private:
                 sources.push_back(b);
             }
         }
+        if (sources.empty()) return out_of_budget ? Repair::out_of_budget : Repair::impossible;
+        // A destination stands in a rack with room for one more replica of p
+        // and is eligible. O(racks x RF) instead of the O(B) walk when no such
+        // broker has budget left (a plan whose budgets are mostly spent scans
+        // the rest of the partitions at this cost).
+        bool room = false;
+        bool room_with_budget = false;
+        for (uint32_t rack = 0; rack < state.rack_count(); rack++) {
+            uint32_t here = 0;
+            for (uint32_t b : slots) here += state.broker(b).rack == rack;
+            if (here >= state.rack_limit(p)) continue;
+            room = room || state.eligible_in_rack(rack) > 0;
+            room_with_budget = room_with_budget || state.eligible_with_budget_in_rack(rack) > 0;
+        }
+        if (!room) return Repair::impossible;
+        if (!room_with_budget) return Repair::out_of_budget;
         for (uint32_t source : sources) {
             // Least loaded first; every eligible broker is a candidate (bounded by B).
             for (const auto& [load, destination] : state.order_by(Resource::network_in)) {

@@ -126,18 +126,24 @@ private:
                 return partition < o.partition;
             }
         };
+        // Built at the first move tried: a topic whose brokers have all spent
+        // their per-broker budget costs no pass over its partitions.
         std::vector<Replica> replicas;
-        const auto [begin, end] = state.topic_partitions(t);
-        for (uint32_t p = begin; p < end; p++) {
-            if (!state.movable(p)) continue;
-            for (uint32_t broker : state.replicas(p)) {
-                if (!state.broker(broker).eligible) continue;
-                const Load load = state.replica_load_on(p, broker);
-                replicas.push_back({broker, load.bytes_in_per_s + load.bytes_out_per_s, p});
-            }
-        }
-        std::sort(replicas.begin(), replicas.end());
+        bool built = false;
         auto replicas_on = [&](uint32_t broker) {
+            if (!built) {
+                built = true;
+                const auto [begin, end] = state.topic_partitions(t);
+                for (uint32_t p = begin; p < end; p++) {
+                    if (!state.movable(p)) continue;
+                    for (uint32_t b : state.replicas(p)) {
+                        if (!state.broker(b).eligible) continue;
+                        const Load load = state.replica_load_on(p, b);
+                        replicas.push_back({b, load.bytes_in_per_s + load.bytes_out_per_s, p});
+                    }
+                }
+                std::sort(replicas.begin(), replicas.end());
+            }
             auto first = std::lower_bound(replicas.begin(), replicas.end(), Replica{broker, -1, 0});
             auto last = std::lower_bound(replicas.begin(), replicas.end(), Replica{broker + 1, -1, 0});
             return std::pair(first, last);

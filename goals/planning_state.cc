@@ -15,6 +15,9 @@ PlanningState::PlanningState(const ClusterModel& model, const PlannerConfig& con
     // No action yet: every eligible broker has its whole budget.
     _broker_actions.assign(_brokers.size(), 0);
     _eligible_with_budget = _eligible_count;
+    _rack_eligible.assign(std::max<size_t>(1, _model.racks.size()), 0);
+    for (const BrokerState& broker : _brokers) _rack_eligible[broker.rack] += broker.eligible;
+    _rack_eligible_with_budget = _rack_eligible;
 }
 
 void PlanningState::build_brokers() {
@@ -409,11 +412,14 @@ void PlanningState::count_action(const Candidate& c, int32_t delta) {
         _broker_actions[b] = static_cast<uint32_t>(static_cast<int64_t>(_broker_actions[b]) + delta);
         const bool after = broker_budget_left(b);
         if (!_brokers[b].eligible || before == after) continue;
+        uint32_t& in_rack = _rack_eligible_with_budget[_brokers[b].rack];
         if (after) {
             _eligible_with_budget++;
+            in_rack++;
         } else {
-            assert(_eligible_with_budget > 0);
+            assert(_eligible_with_budget > 0 && in_rack > 0);
             _eligible_with_budget--;
+            in_rack--;
         }
     }
     assert(_eligible_with_budget <= _eligible_count);

@@ -232,6 +232,12 @@ public:
     /// repair lands on an eligible broker: at zero, only evacuations (which
     /// may land on stale brokers) can still be planned.
     uint32_t eligible_with_budget() const { return _eligible_with_budget; }
+    /// The same per rack, and the eligible brokers of a rack: a repair skips
+    /// a partition whose racks with room hold no eligible broker with budget
+    /// in O(racks), instead of walking every broker.
+    uint32_t eligible_with_budget_in_rack(uint32_t rack) const { return _rack_eligible_with_budget[rack]; }
+    uint32_t eligible_in_rack(uint32_t rack) const { return _rack_eligible[rack]; }
+    uint32_t rack_count() const { return static_cast<uint32_t>(_rack_eligible.size()); }
 
     /// Applies `c` (which must be valid and within the per-broker budget)
     /// and records its Action.
@@ -298,6 +304,8 @@ private:
 
     std::vector<uint32_t> _broker_actions;  // per broker, see broker_actions()
     uint32_t _eligible_with_budget = 0;
+    std::vector<uint32_t> _rack_eligible;              // per rack index
+    std::vector<uint32_t> _rack_eligible_with_budget;  // per rack index
 
     std::vector<Action> _actions;
     std::vector<Undo> _undo;

@@ -75,6 +75,7 @@ int run_plan(const Context& ctx, const PlanOptions& options) {
             brokers.push_back({{"broker_id", b.id},
                                {"rack", b.rack},
                                {"state", liveness_name(b.liveness)},
+                               {"metrics_fresh", b.metrics_fresh},
                                {"before", load_json(b.before)},
                                {"after", load_json(b.after)}});
         }
@@ -100,15 +101,15 @@ int run_plan(const Context& ctx, const PlanOptions& options) {
         }
     }
     for (const std::string& u : d.unfixable) std::printf("cannot fix: %s\n", u.c_str());
-    std::printf("\n%-7s %-10s %-7s %-26s %-26s %-12s %s\n", "broker", "rack", "state",
-                "in (before -> after)", "out (before -> after)", "replicas", "leaders");
+    std::printf("\n%-7s %-10s %-7s %-8s %-26s %-26s %-12s %s\n", "broker", "rack", "state",
+                "metrics", "in (before -> after)", "out (before -> after)", "replicas", "leaders");
     for (const actors::BrokerSummary& b : d.brokers) {
         const std::string in = mib_per_s(b.before.load.bytes_in_per_s) + " -> " +
                                mib_per_s(b.after.load.bytes_in_per_s);
         const std::string out = mib_per_s(b.before.load.bytes_out_per_s) + " -> " +
                                 mib_per_s(b.after.load.bytes_out_per_s);
-        std::printf("%-7d %-10s %-7s %-26s %-26s %4d -> %-4d %4d -> %d\n", b.id, b.rack.c_str(),
-                    liveness_name(b.liveness), in.c_str(), out.c_str(), b.before.replica_count,
+        std::printf("%-7d %-10s %-7s %-8s %-26s %-26s %4d -> %-4d %4d -> %d\n", b.id, b.rack.c_str(),
+                    liveness_name(b.liveness), b.metrics_fresh ? "fresh" : "stale", in.c_str(), out.c_str(), b.before.replica_count,
                     b.after.replica_count, b.before.leader_count, b.after.leader_count);
     }
     return exit_ok;

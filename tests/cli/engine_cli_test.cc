@@ -129,5 +129,40 @@ TEST(EngineCli, PlanPrintsActionsAndBrokerLoadsBeforeAndAfter) {
     EXPECT_TRUE(contains(json.out, "\"brokers\":[{\"broker_id\":1")) << json.out;
 }
 
+/// Only broker 1 reports metrics: the plan names brokers 2 and 3 stale,
+/// which is why nothing moves to them although they carry nothing.
+TEST(EngineCli, PlanNamesBrokersWhoseMetricsAreStale) {
+    TempDir dir;
+    const std::string input = dir / "events.jsonl";
+    {
+        FILE* f = std::fopen(input.c_str(), "w");
+        ASSERT_NE(f, nullptr);
+        for (int b = 1; b <= 3; b++) {
+            std::fprintf(f, "{\"type\":\"broker_registered\",\"time_ms\":0,\"source\":\"simulator\","
+                            "\"broker_id\":%d,\"rack\":\"r%d\",\"endpoints\":[]}\n", b, b);
+        }
+        std::fprintf(f, "{\"type\":\"topic_created\",\"time_ms\":0,\"source\":\"simulator\","
+                        "\"topic\":\"t\",\"partition_count\":1,\"replication_factor\":1}\n");
+        std::fprintf(f, "{\"type\":\"partition_changed\",\"time_ms\":0,\"source\":\"simulator\","
+                        "\"topic\":\"t\",\"partition\":0,\"replicas\":[1],\"leader\":1,\"isr\":[1],"
+                        "\"leader_epoch\":0}\n");
+        std::fprintf(f, "{\"type\":\"broker_metrics\",\"time_ms\":1000,\"source\":\"simulator\","
+                        "\"sample_time_ms\":1000,\"samples\":[{\"broker_id\":1,\"bytes_in_per_s\":9e6,"
+                        "\"bytes_out_per_s\":9e6,\"messages_in_per_s\":1,\"size_bytes\":1}]}\n");
+        std::fprintf(f, "{\"type\":\"tick\",\"time_ms\":2000,\"source\":\"clock\",\"now_ms\":2000}\n");
+        std::fclose(f);
+    }
+    Outcome append = ballast("log append --journal " + (dir / "j") + " --input " + input);
+    ASSERT_EQ(append.exit_code, 0) << append.out;
+    Outcome plan = ballast("plan --journal " + (dir / "j"));
+    EXPECT_EQ(plan.exit_code, 0) << plan.out;
+    EXPECT_TRUE(contains(plan.out, "\n1       r1         alive   fresh ")) << plan.out;
+    EXPECT_TRUE(contains(plan.out, "\n2       r2         alive   stale ")) << plan.out;
+    EXPECT_TRUE(contains(plan.out, "\n3       r3         alive   stale ")) << plan.out;
+    Outcome json = ballast("plan --json --journal " + (dir / "j"));
+    EXPECT_TRUE(contains(json.out, "\"broker_id\":2,\"rack\":\"r2\",\"state\":\"alive\","
+                                   "\"metrics_fresh\":false")) << json.out;
+}
+
 }  // namespace
 }  // namespace ballast::tools

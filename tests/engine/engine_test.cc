@@ -108,6 +108,47 @@ TEST(Engine, MovesTheDeadBrokersPartitionsAfterTheGrace) {
     }
 }
 
+/// 16 partitions of 5 MiB/s in total on 3 brokers, nobody dead. Broker 2
+/// alone is given 1 MiB/s of network in (limit 0.8 MiB/s at the default
+/// threshold 0.8) through `ballast.broker.capacity.overrides`; the others
+/// keep the default (0: not judged). It carries ~1.56 MiB/s, so the
+/// capacity goal must take load off broker 2 and never put any on it.
+TEST(Engine, APerBrokerCapacityOverrideIsWhatTheCapacityGoalJudges) {
+    std::vector<Event> events = testing::cluster_setup(3, 3, {{"self-balancing-topic", 16, 1}});
+    std::vector<int32_t> leaders;
+    for (int32_t p = 0; p < 16; p++) leaders.push_back(p % 3 + 1);
+    const std::vector<double> rates(16, 5.0 * (1 << 20) / 16);
+    for (int64_t t = 1000; t <= 20'000; t += 1000) {
+        if (t % 10'000 == 0) {
+            for (Event& e : testing::metrics_reports(t, "self-balancing-topic", leaders, rates)) {
+                events.push_back(e);
+            }
+        }
+        events.push_back(testing::tick(t));
+    }
+    const auto capacity_moves = [&](std::vector<std::string> settings) {
+        TempDir dir;
+        FakePort port;
+        DecisionLog log;
+        auto engine = start(dir / "journal", &port, log, test_config(std::move(settings)));
+        feed_all(*engine, events);
+        std::vector<events::Action> moves;
+        for (const events::ActionsPlanned& plan : log.plans()) {
+            for (const events::Action& a : plan.actions) {
+                EXPECT_NE(a.destination_broker, 2) << "load put on the broker over capacity";
+                if (a.goal == "NetworkInCapacityGoal") moves.push_back(a);
+            }
+        }
+        return moves;
+    };
+    EXPECT_TRUE(capacity_moves({}).empty()) << "no capacity known: nothing to judge";
+    const std::vector<events::Action> moves =
+        capacity_moves({"ballast.broker.capacity.overrides=2:in=1048576:replicas=100"});
+    // ~1.56 MiB/s of ~0.31 MiB/s partitions down to <= 0.8 MiB/s: at least 3 leave.
+    EXPECT_GE(moves.size(), 3u);
+    for (const events::Action& a : moves) EXPECT_EQ(a.source_broker, 2);
+}
+
 TEST(Engine, DecisionsAreJournaledBeforeTheyAreActedOn) {
     TempDir dir;
     FakePort port;
@@ -219,6 +260,44 @@ TEST(Engine, ReplayingTheJournalReproducesEveryDecision) {
         ASSERT_TRUE((*engine)->wait_idle().ok());
         ASSERT_FALSE(live.plans().empty());
         EXPECT_EQ(replayed.plans(), live.plans());
+    }
+}
+
+}  // namespace
+}  // namespace ballast::actors
+
+namespace ballast::actors {
+namespace {
+
+/// Flow control pauses routing while the partition actors catch up; it
+/// must change when things happen, never what is decided. With a backlog
+/// cap of 1 the router waits after nearly every partition message.
+TEST(Engine, APartitionBacklogCapChangesNoDecision) {
+    for (uint64_t seed = 1; seed <= 10; seed++) {
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        const std::vector<Event> events = testing::random_stream(seed);
+        uint64_t pauses = 0;
+        const auto decide = [&](uint64_t backlog_max) {
+            TempDir dir;
+            FakePort port;
+            DecisionLog log;
+            EngineOptions options;
+            options.config = test_config();
+            options.journal_path = dir / "journal";
+            options.port = &port;
+            options.on_decision = log.sink();
+            options.partition_backlog_max = backlog_max;
+            auto engine = Engine::start(std::move(options));
+            EXPECT_TRUE(engine.ok()) << engine.error().to_string();
+            if (!engine.ok()) return std::vector<events::ActionsPlanned>{};
+            feed_all(**engine, events, 50);
+            pauses = (*engine)->progress().throttled.load();
+            return log.plans();
+        };
+        const std::vector<events::ActionsPlanned> capped = decide(1);
+        ASSERT_FALSE(capped.empty());
+        EXPECT_GT(pauses, 0u) << "the cap never paused routing";
+        EXPECT_EQ(capped, decide(1u << 16));
     }
 }
 

@@ -276,6 +276,30 @@ TEST(ConfigValues, StringListsTrimElementsAndRejectEmptyOnes) {
     EXPECT_TRUE(config.get_string_list(key).empty());
 }
 
+TEST(ConfigValues, CapacityOverridesParseEachFieldAndNameABadElement) {
+    const char* key = "ballast.broker.capacity.overrides";
+    Config config = Config::defaults();
+    ASSERT_TRUE(config.set(key, "4:in=104857600:out=2e8:disk=1e12:replicas=4000, 5:in=52428800").ok());
+    EXPECT_EQ(config.get_string_list(key).size(), 2u);
+    Result<CapacityOverride> o = parse_capacity_override("4:in=104857600:out=2e8:disk=1e12:replicas=4000");
+    ASSERT_TRUE(o.ok());
+    EXPECT_EQ(o->broker_id, 4);
+    EXPECT_EQ(o->network_in_bytes_per_s, 104857600.0);
+    EXPECT_EQ(o->network_out_bytes_per_s, 2e8);
+    EXPECT_EQ(o->disk_bytes, 1e12);
+    EXPECT_EQ(o->replicas_max, 4000);
+    o = parse_capacity_override("5:out=10");
+    ASSERT_TRUE(o.ok());
+    EXPECT_EQ(o->network_in_bytes_per_s, -1) << "a field not given keeps the default";
+    EXPECT_TRUE(contains(set_message(config, key, "4:in=1,x:in=2"),
+                         "has a bad element 'x:in=2' (expected ID:in=BYTES_PER_S"));
+    EXPECT_TRUE(contains(set_message(config, key, "x:in=2"), "'x' is not a broker id"));
+    EXPECT_TRUE(contains(set_message(config, key, "4:in=-5"), "'in=-5' is not name=non-negative number"));
+    EXPECT_TRUE(contains(set_message(config, key, "4:cpu=5"), "'cpu=5' is not in=, out=, disk= or replicas="));
+    EXPECT_TRUE(contains(set_message(config, key, "4:replicas=1.5"), "is not in=, out=, disk= or replicas="));
+    EXPECT_EQ(config.get_string_list(key).size(), 2u) << "a rejected value changes nothing";
+}
+
 // ------------------------------------------------------------ goals
 
 TEST(ConfigGoals, AutomqClassNamesAreNormalizedToShortNames) {
