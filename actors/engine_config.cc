@@ -27,6 +27,7 @@ EngineSettings settings_from(const events::Config& c) {
     p.broker_failure_grace_ms = c.get_int64("ballast.broker.failure.grace.ms");
     p.metrics_delay_ms = c.get_int64(prefix + "metrics.delay.ms");
     p.partition_cooldown_ms = c.get_int64("ballast.partition.cooldown.ms");
+    p.return_block_ms = c.get_int64("ballast.partition.return.block.ms");
     const auto concurrency = static_cast<uint32_t>(c.get_int32(prefix + "execution.concurrency"));
     // Plan a few rounds ahead of what the gate lets through, bounded.
     p.actions_max = std::min<uint32_t>(concurrency * 4, 100'000);
@@ -43,6 +44,7 @@ EngineSettings settings_from(const events::Config& c) {
     s.executor.action_timeout_ms = c.get_int64("ballast.action.timeout.ms");
     s.executor.retries_max = static_cast<uint32_t>(c.get_int32("ballast.action.retries.max"));
     s.executor.retry_backoff_ms = c.get_int64("ballast.action.retry.backoff.ms");
+    s.executor.backoff_memory_ms = 64 * p.partition_cooldown_ms;
 
     s.execution_enabled = c.get_bool(prefix + "enable");
     s.detect_interval_ms = c.get_int64(prefix + "anomaly.detect.interval.ms");

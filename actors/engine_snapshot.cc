@@ -1,9 +1,11 @@
-/// Snapshot layout (version 1), all integers little-endian:
+/// Snapshot layout (version 2), all integers little-endian:
 ///
 ///   "BLSNAP" u32 version u64 seq
 ///   router memory, config text, topics, partition records, broker records,
 ///   executor view (each action as a one-action ActionsPlanned event, so it is
-///   encoded and verified by events/), scheduler memory, then "END!".
+///   encoded and verified by events/; then, from version 2, the move backoff
+///   per partition slot), scheduler memory, then "END!". Version 1 snapshots
+///   read with no backoff.
 ///
 /// Strings and vectors carry a u32 count first. Every count is checked
 /// against the bytes left before anything is allocated.
@@ -18,7 +20,8 @@ namespace {
 
 constexpr char magic[6] = {'B', 'L', 'S', 'N', 'A', 'P'};
 constexpr char trailer[4] = {'E', 'N', 'D', '!'};
-constexpr uint32_t version = 1;
+constexpr uint32_t version = 2;
+constexpr uint32_t version_oldest_read = 1;
 
 class Writer {
 public:
@@ -132,12 +135,14 @@ void write_partition(Writer& w, const PartitionRecord& p) {
     w.raw(p.metrics_time_ms);
     w.raw(p.last_moved_ms);
     w.raw(p.applied_seq);
+    w.raw(p.left_broker);  // version 2
+    w.raw(p.left_ms);
 }
 
 /// The bytes one partition record takes, for bounding counts.
-constexpr size_t partition_bytes = 4 * 3 + 3 + 4 * 2 * replicas_max + 4 + 8 * 7;
+constexpr size_t partition_bytes = 4 * 3 + 3 + 4 * 2 * replicas_max + 4 + 8 * 7;  // version 1
 
-bool read_partition(Reader& r, PartitionRecord* p) {
+bool read_partition(Reader& r, PartitionRecord* p, uint32_t found_version) {
     uint8_t exists = 0;
     bool ok = r.raw(&p->topic) && r.raw(&p->partition) && r.raw(&p->leader) &&
               r.raw(&p->replica_count) && r.raw(&p->isr_count) && r.raw(&exists);
@@ -146,6 +151,7 @@ bool read_partition(Reader& r, PartitionRecord* p) {
     ok = ok && r.raw(&p->reporting_broker) && r.raw(&p->bytes_in_per_s) &&
          r.raw(&p->bytes_out_per_s) && r.raw(&p->messages_in_per_s) && r.raw(&p->size_bytes) &&
          r.raw(&p->metrics_time_ms) && r.raw(&p->last_moved_ms) && r.raw(&p->applied_seq);
+    if (found_version >= 2) ok = ok && r.raw(&p->left_broker) && r.raw(&p->left_ms);
     p->exists = exists != 0;
     return ok;
 }
@@ -212,6 +218,12 @@ std::string encode_snapshot(const EngineSnapshot& s) {
         w.raw(t.started_ms);
         w.raw(t.next_retry_ms);
     }
+    w.raw<uint32_t>(static_cast<uint32_t>(e.backoff.size()));
+    for (const auto& [slot, b] : e.backoff) {
+        w.raw(slot);
+        w.raw(b.failures);
+        w.raw(b.last_failed_ms);
+    }
 
     const SchedulerMemory& sc = s.scheduler;
     w.raw(sc.round);
@@ -241,10 +253,11 @@ events::Result<EngineSnapshot> decode_snapshot(std::string_view bytes) {
     uint32_t found_version = 0;
     if (!r.expect(magic, sizeof magic)) return failed("its header (not an engine snapshot)");
     if (!r.raw(&found_version)) return failed("");
-    if (found_version != version) {
+    if (found_version < version_oldest_read || found_version > version) {
         return events::make_error(events::ErrorCode::unsupported,
                                   "engine snapshot version " + std::to_string(found_version) +
-                                      " (this build reads version " + std::to_string(version) + ")");
+                                      " (this build reads versions " + std::to_string(version_oldest_read) +
+                                      " to " + std::to_string(version) + ")");
     }
     uint8_t flag = 0;
     RouterMemory& m = s.router;
@@ -268,7 +281,7 @@ events::Result<EngineSnapshot> decode_snapshot(std::string_view bytes) {
     if (!r.count(&n, partition_bytes)) return failed("");
     s.partitions.resize(n);
     for (PartitionRecord& p : s.partitions) {
-        if (!read_partition(r, &p)) return failed("");
+        if (!read_partition(r, &p, found_version)) return failed("");
         if (p.replica_count > replicas_max || p.isr_count > replicas_max || p.topic >= s.topics.size()) {
             return failed("partition record at offset " + std::to_string(r.offset()) +
                           ": counts or topic out of range");
@@ -303,6 +316,16 @@ events::Result<EngineSnapshot> decode_snapshot(std::string_view bytes) {
             if (!r.raw(&slot)) return failed("");
         }
         if (!r.raw(&t.attempt) || !r.raw(&t.started_ms) || !r.raw(&t.next_retry_ms)) return failed("");
+    }
+    e.now_ms = m.now_ms;  // the same Ticks advance both clocks
+    if (found_version >= 2) {
+        if (!r.count(&n, 16)) return failed("");
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t slot = 0;
+            MoveBackoff b;
+            if (!r.raw(&slot) || !r.raw(&b.failures) || !r.raw(&b.last_failed_ms)) return failed("");
+            e.backoff[slot] = b;
+        }
     }
 
     SchedulerMemory& sc = s.scheduler;

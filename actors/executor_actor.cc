@@ -23,6 +23,15 @@ events::Event made_event(const ExecutorState& st, events::Body body) {
     return events::Event{0, st.now_ms, events::Source::executor, std::move(body)};
 }
 
+/// The action ended without completing: its partitions back off.
+void ended_unfinished(ExecutorState& st, const TrackedAction& tracked) {
+    for (const uint32_t slot : tracked.partition_slots) {
+        MoveBackoff& b = st.backoff[slot];
+        b.failures++;
+        b.last_failed_ms = st.now_ms;
+    }
+}
+
 /// Hands the action to the port (unless replaying or quiet) and records it.
 void submit(Self* self, TrackedAction& tracked, EventBatch& made, bool quiet) {
     auto& st = self->state;
@@ -62,6 +71,7 @@ void on_tick(Self* self, bool quiet) {
             if (st.port && !quiet) st.port->cancel(tracked.action);
             made.push_back(made_event(st, events::ActionTimedOut{tracked.action.action_id,
                                                                  st.settings.action_timeout_ms}));
+            ended_unfinished(st, tracked);
             it = st.inflight.erase(it);
             continue;
         }
@@ -84,6 +94,7 @@ void on_failed(Self* self, const events::ActionFailed& failed) {
         tracked.next_retry_ms = st.now_ms + backoff_ms;
         return;
     }
+    ended_unfinished(st, tracked);
     st.inflight.erase(it);  // for good: the failure event is the record
 }
 
@@ -97,6 +108,7 @@ void on_cancel(Self* self, const events::OperatorCommand& command, bool quiet) {
         made.push_back(made_event(st, events::ActionCancelled{
                                           id, command.reason.empty() ? "cancelled by operator"
                                                                      : command.reason}));
+        ended_unfinished(st, it->second);
         st.inflight.erase(it);
     }
     record(self, std::move(made), quiet);
@@ -116,6 +128,8 @@ caf::behavior executor_actor(caf::stateful_actor<ExecutorState>* self, AdminPort
     st.on_decision = std::move(on_decision);
     st.last_batch_ms = view.last_batch_ms;
     st.leading = view.leading;
+    st.backoff = view.backoff;
+    st.now_ms = view.now_ms;
     for (TrackedAction& tracked : view.inflight) {
         const uint64_t id = tracked.action.action_id;
         st.inflight.emplace(id, std::move(tracked));
@@ -128,8 +142,16 @@ caf::behavior executor_actor(caf::stateful_actor<ExecutorState>* self, AdminPort
             if (const auto* tick = std::get_if<events::Tick>(&event->body)) {
                 st.now_ms = std::max(st.now_ms, tick->now_ms);
                 on_tick(self, quiet);
+                // Old failures are forgotten (bounded memory).
+                for (auto it = st.backoff.begin(); it != st.backoff.end();) {
+                    it = st.now_ms - it->second.last_failed_ms > st.settings.backoff_memory_ms ? st.backoff.erase(it)
+                                                                                              : std::next(it);
+                }
             } else if (const auto* done = std::get_if<events::ActionCompleted>(&event->body)) {
-                st.inflight.erase(done->action_id);
+                if (auto it = st.inflight.find(done->action_id); it != st.inflight.end()) {
+                    for (const uint32_t slot : it->second.partition_slots) st.backoff.erase(slot);
+                    st.inflight.erase(it);
+                }
             } else if (const auto* failed = std::get_if<events::ActionFailed>(&event->body)) {
                 on_failed(self, *failed);
             } else if (const auto* command = std::get_if<events::OperatorCommand>(&event->body)) {
@@ -147,6 +169,8 @@ caf::behavior executor_actor(caf::stateful_actor<ExecutorState>* self, AdminPort
             for (const auto& [id, tracked] : self->state.inflight) view->inflight.push_back(tracked);
             view->last_batch_ms = self->state.last_batch_ms;
             view->leading = self->state.leading;
+            view->backoff = self->state.backoff;
+            view->now_ms = self->state.now_ms;
             return view;
         },
         // After recovery: what the cluster still runs is tracked; what it does

@@ -26,6 +26,9 @@ struct ExecutorSettings {
     int64_t action_timeout_ms = 600'000;
     uint32_t retries_max = 3;
     int64_t retry_backoff_ms = 2'000;  // doubles with each retry
+    /// A partition's failure count is forgotten this long after its last
+    /// failure (the longest hold the scheduler gives, 64 cooldowns).
+    int64_t backoff_memory_ms = 64 * 60'000;
 };
 
 struct ExecutorState {
@@ -37,6 +40,7 @@ struct ExecutorState {
     bool leading = false;       // acts only while this instance leads
     ExecutorSettings settings;
     std::map<uint64_t, TrackedAction> inflight;  // by action id
+    std::map<uint32_t, MoveBackoff> backoff;     // by partition slot, see MoveBackoff
     int64_t now_ms = 0;
     int64_t last_batch_ms = -1;
     caf::actor journal;

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -97,11 +98,26 @@ struct TrackedAction {
     int64_t next_retry_ms = -1;  // -1: not waiting to retry
 };
 
+/// A partition whose last moves ended without completing (timed out,
+/// failed for good, cancelled), counted until one completes. The scheduler
+/// holds it for cooldown x 2^(failures-1), at most 64 cooldowns: a move that
+/// cannot finish (too slow a throttle, a stuck controller) is retried less
+/// and less often instead of every cooldown.
+struct MoveBackoff {
+    uint32_t failures = 0;
+    int64_t last_failed_ms = 0;
+    bool operator==(const MoveBackoff&) const = default;
+};
+
 /// What the executor has in flight, as of a barrier.
 struct ExecutorView {
     std::vector<TrackedAction> inflight;  // by action id
     int64_t last_batch_ms = -1;
     bool leading = false;
+    std::map<uint32_t, MoveBackoff> backoff;  // by partition slot
+    /// The executor's clock (the newest Tick). Not in the snapshot's bytes:
+    /// a restore takes the router's clock, which the same Ticks advance.
+    int64_t now_ms = 0;
 };
 using ExecutorViewPtr = std::shared_ptr<const ExecutorView>;
 
@@ -140,7 +156,7 @@ struct Decision {
     uint64_t barrier_seq = 0;
     bool planned = false;
     bool quiet = false;   // recovery: track the actions, do not act or record
-    bool held_any = false;  // the gate held actions back
+    bool held_any = false;  // the gate held actions back, or goals remain unmet after the plan
     events::Event event;  // ActionsPlanned, with the seq the journal gave it
     std::vector<TrackedAction> accepted;
     // Dry runs only: what `ballast plan` prints.

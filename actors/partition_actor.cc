@@ -15,6 +15,18 @@ void apply_partition_update(PartitionRecord& record, const PartitionUpdate& upda
         case PartitionUpdate::Kind::changed: {
             // The router refuses replica lists longer than replicas_max.
             assert(update.replica_count <= replicas_max && update.isr_count <= replicas_max);
+            // A broker that drops out of the replicas is one the partition left.
+            if (record.exists) {
+                for (uint8_t i = 0; i < record.replica_count; i++) {
+                    const int32_t id = record.replicas[i];
+                    if (std::find(update.replicas.begin(), update.replicas.begin() + update.replica_count, id) ==
+                        update.replicas.begin() + update.replica_count) {
+                        record.left_broker = id;
+                        record.left_ms = update.time_ms;
+                        break;
+                    }
+                }
+            }
             record.exists = true;
             record.leader = update.leader;
             record.replica_count = update.replica_count;

@@ -46,6 +46,8 @@ struct PartitionRecord {
     double size_bytes = 0;
     int64_t metrics_time_ms = -1;
     int64_t last_moved_ms = -1;  // when a move of it last completed
+    int32_t left_broker = -1;    // the broker a metadata change last took a replica off
+    int64_t left_ms = -1;        // ... and when
     uint64_t applied_seq = 0;    // the newest event applied
 };
 

@@ -38,6 +38,8 @@ void fill_partition(const SchedulerState& st, const PartitionRecord& record, uin
     p.load.bytes_out_per_s = record.bytes_out_per_s;
     p.load.size_bytes = record.size_bytes;
     p.last_moved_ms = record.last_moved_ms;
+    p.left_broker = record.left_broker;
+    p.left_ms = record.left_ms;
     p.in_flight = false;  // overlaid from the executor's view afterwards
     p.excluded = topic_excluded(st, st.model.topics[topic]);
 }
@@ -82,6 +84,29 @@ void rebuild_partitions(SchedulerState& st) {
     st.structure_dirty = false;
 }
 
+/// Plans as if every action in flight completes: the partition's replicas
+/// (and leader) are the action's target, so its load already counts on the
+/// brokers it is going to. Without this a round that runs while earlier
+/// moves are still copying sees their destinations as emptier than they
+/// are, plans more moves onto them, and the next rounds swing back: the
+/// oscillation Cruise Control and Redpanda avoid the same way. A target of
+/// another replication factor (the partition changed under the action) is
+/// not projected.
+void project(SchedulerState& st, uint32_t index, const events::Action& action, bool swap_side) {
+    const std::vector<int32_t>& target = swap_side ? action.swap_replicas_after : action.replicas_after;
+    goals::Partition& p = st.model.partitions[index];
+    if (target.size() != p.replica_count) return;
+    int32_t* replicas = st.model.replicas.data() + p.replica_begin;
+    bool leader_stays = false;
+    for (size_t r = 0; r < target.size(); r++) {
+        replicas[r] = target[r];
+        leader_stays = leader_stays || target[r] == p.leader;
+    }
+    // A leader change elects the first replica; a move keeps a leader that stays.
+    if (action.kind == events::ActionKind::leader || !leader_stays) p.leader = target.empty() ? -1 : target[0];
+    st.projected.push_back(index);
+}
+
 /// Patches the partitions that changed since the last barrier, or rebuilds
 /// when the structure changed.
 void update_partitions(SchedulerState& st, const PlanInput& input) {
@@ -101,16 +126,43 @@ void update_partitions(SchedulerState& st, const PlanInput& input) {
                       st.model.replicas.begin() + p.replica_begin);
         }
     }
-    if (st.structure_dirty) rebuild_partitions(st);
+    if (st.structure_dirty) {
+        rebuild_partitions(st);
+        st.projected.clear();
+    }
+    // Projections of the last barrier: back to what the slots say.
+    for (const uint32_t index : st.projected) {
+        const PartitionRecord& r = st.table->at(st.model_slots[index]);
+        goals::Partition& p = st.model.partitions[index];
+        fill_partition(st, r, p.topic, p);
+        std::copy(r.replicas.begin(), r.replicas.begin() + r.replica_count,
+                  st.model.replicas.begin() + p.replica_begin);
+    }
+    st.projected.clear();
 
     // In flight: what the executor runs, as of this barrier.
     for (goals::Partition& p : st.model.partitions) p.in_flight = false;
     for (const TrackedAction& tracked : input.executor->inflight) {
-        for (const uint32_t slot : tracked.partition_slots) {
-            if (slot < st.slot_to_model.size() && st.slot_to_model[slot] != UINT32_MAX) {
-                st.model.partitions[st.slot_to_model[slot]].in_flight = true;
-            }
+        for (size_t i = 0; i < tracked.partition_slots.size(); i++) {
+            const uint32_t slot = tracked.partition_slots[i];
+            if (slot >= st.slot_to_model.size() || st.slot_to_model[slot] == UINT32_MAX) continue;
+            const uint32_t index = st.slot_to_model[slot];
+            st.model.partitions[index].in_flight = true;
+            project(st, index, tracked.action, i == 1);
         }
+    }
+    // Backoff: a partition whose moves keep ending unfinished is held for
+    // cooldown x 2^(failures-1) from its last failure, shown to the planner
+    // and the gate as a move that far ahead (restored like a projection).
+    const int64_t cooldown_ms = st.settings.planner.partition_cooldown_ms;
+    for (const auto& [slot, backoff] : input.executor->backoff) {
+        if (slot >= st.slot_to_model.size() || st.slot_to_model[slot] == UINT32_MAX) continue;
+        assert(backoff.failures >= 1);
+        const uint32_t index = st.slot_to_model[slot];
+        const int64_t hold_ms = cooldown_ms << std::min<uint32_t>(backoff.failures - 1, 6);
+        goals::Partition& p = st.model.partitions[index];
+        p.last_moved_ms = std::max(p.last_moved_ms, backoff.last_failed_ms + hold_ms - cooldown_ms);
+        st.projected.push_back(index);
     }
 }
 
@@ -287,7 +339,11 @@ caf::result<DecisionPtr> plan_round(Self* self, const PlanInput& input) {
     auto decision = std::make_shared<Decision>();
     decision->barrier_seq = input.seq;
     decision->planned = !gated.accepted.empty() || !gated.held.empty() || unfixable_changed;
-    decision->held_any = !gated.held.empty();
+    // More to do: the gate held actions back, or the plan was cut short (the
+    // per-broker budget, actions_max) with goals still unmet after it. Either
+    // way the next round comes at the execution interval once an action
+    // finishes, not a whole detect interval later.
+    decision->held_any = !gated.held.empty() || (!gated.accepted.empty() && !plan.violated_after.empty());
     decision->quiet = input.quiet;
     events::ActionsPlanned planned;
     planned.round = round;
@@ -389,7 +445,8 @@ events::Action to_event_action(const goals::ClusterModel& model, const goals::Ac
         out.swap_replicas_before = action.swap_replicas_before;
         out.swap_replicas_after = action.swap_replicas_after;
     }
-    out.goal = goals::goal_name(action.goal);
+    // An evacuation serves no one goal: it empties a dead or draining broker.
+    out.goal = action.evacuation ? "Evacuation" : goals::goal_name(action.goal);
     for (const goals::BrokerLoadChange& c : action.loads) {
         out.loads.push_back({c.broker_id, to_event_load(c.before), to_event_load(c.after)});
     }

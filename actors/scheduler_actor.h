@@ -44,6 +44,9 @@ struct SchedulerState {
     std::vector<uint32_t> slot_to_model;    // table slot -> model index (UINT32_MAX: absent)
     std::vector<std::string> router_topics; // the router's topic names by index
     bool structure_dirty = true;            // partitions added, removed or resized
+    /// Model indexes whose replicas and leader were projected from an action
+    /// in flight at the last barrier: filled from their slots again first.
+    std::vector<uint32_t> projected;
 };
 
 caf::behavior scheduler_actor(caf::stateful_actor<SchedulerState>* self, const PartitionTable* table,

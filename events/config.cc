@@ -136,6 +136,8 @@ std::vector<KeySpec> make_config_keys() {
                 "A snapshot of the cluster model is written every this many events."),
         int_key(int64, "ballast.partition.cooldown.ms", "60000", 0, one_day_ms,
                 "A partition that just moved is not moved again for this long."),
+        int_key(int64, "ballast.partition.return.block.ms", "300000", 0, one_day_ms,
+                "A balancing move never puts a partition back on a broker it left less than this ago."),
         int_key(int64, "ballast.broker.failure.grace.ms", "10000", 0, one_day_ms,
                 "A broker must stay fenced this long before its partitions are moved away."),
         int_key(int32, "ballast.broker.max.inflight.moves", "5", 1, 100'000,

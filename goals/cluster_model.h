@@ -4,8 +4,8 @@
 /// journal sequence number. The scheduler builds it from the broker and
 /// partition actors' answers to a barrier; the planner only reads it.
 ///
-/// Sizes (back of the envelope, 1,000,000 partitions RF3): `Partition` is 64
-/// bytes -> 64 MB; `replicas` 3 x 4 bytes -> 12 MB; brokers are noise. The
+/// Sizes (back of the envelope, 1,000,000 partitions RF3): `Partition` is 80
+/// bytes -> 80 MB; `replicas` 3 x 4 bytes -> 12 MB; brokers are noise. The
 /// scheduler keeps one copy and patches it, so a plan never copies it whole.
 
 #include <cstdint>
@@ -61,6 +61,11 @@ struct Partition {
     /// is `broker_load` below.
     Load load;
     int64_t last_moved_ms = -1;      // when a move of it last completed or started; -1: never
+    /// The broker its last move took a replica off, and when (-1: none): a
+    /// balancing move does not put it back there for a while (see
+    /// PlannerConfig::return_block_ms).
+    int32_t left_broker = -1;
+    int64_t left_ms = -1;
     bool in_flight = false;          // an action on it is running
     bool excluded = false;           // its topic is excluded
     bool operator==(const Partition&) const = default;

@@ -240,8 +240,9 @@ std::string check_config(const PlannerConfig& config) {
         return "config: capacity_threshold must be in (0, 1]";
     }
     if (config.broker_failure_grace_ms < 0 || config.metrics_delay_ms < 0 ||
-        config.partition_cooldown_ms < 0) {
-        return "config: broker_failure_grace_ms, metrics_delay_ms and partition_cooldown_ms must be >= 0";
+        config.partition_cooldown_ms < 0 || config.return_block_ms < 0) {
+        return "config: broker_failure_grace_ms, metrics_delay_ms, partition_cooldown_ms and return_block_ms "
+               "must be >= 0";
     }
     if (config.flavor != Flavor::apache && config.flavor != Flavor::automq) return "config: unknown flavor";
     return {};

@@ -86,6 +86,11 @@ struct PlannerConfig {
     /// A partition moved less than this long ago is not moved again (except
     /// off a dead or draining broker).
     int64_t partition_cooldown_ms = 60'000;
+    /// A balancing move (not an evacuation, not a hard-goal repair) never
+    /// puts a replica back on the broker the partition left less than this
+    /// ago. Goals that pull different ways (counts against network out)
+    /// would otherwise move a partition A -> B -> A as the cluster settles.
+    int64_t return_block_ms = 300'000;
 
     /// Upper bound on the actions one plan proposes (the gate takes fewer).
     uint32_t actions_max = 1'000;

@@ -129,6 +129,12 @@ Load PlanningState::replica_load_on(uint32_t p, uint32_t b) const {
     return replica_load(_model.partitions[p], _leader[p] == static_cast<int32_t>(b));
 }
 
+bool PlanningState::returns_early(uint32_t p, uint32_t b) const {
+    const Partition& partition = _model.partitions[p];
+    return partition.left_broker >= 0 && partition.left_broker == broker_id(b) &&
+           _model.now_ms - partition.left_ms < _config.return_block_ms;
+}
+
 bool PlanningState::cooling_down(uint32_t p) const {
     const int64_t moved_ms = _model.partitions[p].last_moved_ms;
     return moved_ms >= 0 && _model.now_ms - moved_ms < _config.partition_cooldown_ms;
@@ -359,9 +365,13 @@ bool PlanningState::valid(const Candidate& c, bool repair) const {
                 return source.evacuating() && destination.hosts_evacuees() &&
                        !excluded(c.partition) && !in_flight(c.partition);
             }
-            return movable(c.partition) && source_gives && destination.eligible;
+            return movable(c.partition) && source_gives && destination.eligible &&
+                   (repair || !returns_early(c.partition, c.destination));
         case ActionKind::swap:
             if (c.swap_partition >= partition_count() || c.swap_partition == c.partition) return false;
+            if (!repair && (returns_early(c.partition, c.destination) || returns_early(c.swap_partition, c.source))) {
+                return false;
+            }
             return movable(c.partition) && movable(c.swap_partition) && source_gives &&
                    destination.eligible && holds(c.source, c.partition) &&
                    !holds(c.destination, c.partition) && holds(c.destination, c.swap_partition) &&

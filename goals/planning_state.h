@@ -153,6 +153,9 @@ public:
     bool excluded(uint32_t p) const { return _model.partitions[p].excluded; }
     bool in_flight(uint32_t p) const { return _model.partitions[p].in_flight; }
     bool cooling_down(uint32_t p) const;
+    /// Would a balancing action put `p` back on broker index `b`, which it
+    /// left less than return_block_ms ago?
+    bool returns_early(uint32_t p, uint32_t b) const;
     /// An action of this plan moved it (evacuations count).
     bool touched(uint32_t p) const { return _touched[p] != 0; }
     /// Free for a balancing action: not excluded, in flight, cooling down or touched.

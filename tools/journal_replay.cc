@@ -1,5 +1,9 @@
 #include "tools/journal_replay.h"
 
+#include <algorithm>
+#include <memory>
+#include <mutex>
+
 namespace ballast::tools {
 
 namespace {
@@ -70,6 +74,57 @@ events::Status feed_journal(actors::Engine& engine, const ReplaySource& source,
         if (progress) progress(to - source.from + 1, total);
     }
     return engine.wait_idle();
+}
+
+events::Result<std::vector<events::Event>> journaled_plans(const ReplaySource& source) {
+    std::vector<events::Event> out;
+    const store::Journal& j = *source.journal;
+    events::Status status =
+        j.scan(source.from, j.last_seq(), [&](uint64_t, std::span<const uint8_t> bytes) {
+            if (events::header(events::view(bytes)).type != events::EventType::actions_planned) {
+                return true;
+            }
+            events::Event e = events::from_flatbuffer(events::view(bytes));
+            const uint64_t barrier = std::get<events::ActionsPlanned>(e.body).barrier_seq;
+            if (barrier >= source.from && barrier <= source.to) out.push_back(std::move(e));
+            return true;
+        });
+    if (!status) return status.error();
+    return out;
+}
+
+events::Result<ReplayComparison> replay_and_compare(const std::string& path) {
+    events::Result<ReplaySource> source = open_replay_source(path, ReplayStart::oldest, UINT64_MAX);
+    if (!source) return source.error();
+    auto replayed = std::make_shared<std::vector<events::Event>>();
+    auto mutex = std::make_shared<std::mutex>();
+    actors::EngineOptions options;
+    options.replay_from = source->start ? &*source->start : nullptr;
+    options.on_decision = [replayed, mutex](const events::Event& e) {
+        if (!std::holds_alternative<events::ActionsPlanned>(e.body)) return;
+        std::lock_guard<std::mutex> lock(*mutex);
+        replayed->push_back(e);
+    };
+    events::Result<std::unique_ptr<actors::Engine>> engine = actors::Engine::start(std::move(options));
+    if (!engine) return engine.error();
+    if (events::Status fed = feed_journal(**engine, *source, nullptr); !fed) return fed.error();
+    (*engine)->stop();
+    events::Result<std::vector<events::Event>> journaled = journaled_plans(*source);
+    if (!journaled) return journaled.error();
+    ReplayComparison out;
+    out.journaled = journaled->size();
+    out.replayed = replayed->size();
+    for (size_t i = 0; i < std::max(out.journaled, out.replayed); i++) {
+        const bool same = i < out.journaled && i < out.replayed &&
+                          (*journaled)[i].body == (*replayed)[i].body &&
+                          (*journaled)[i].time_ms == (*replayed)[i].time_ms;
+        if (same) {
+            out.identical++;
+        } else if (!out.first_difference) {
+            out.first_difference = i;
+        }
+    }
+    return out;
 }
 
 }  // namespace ballast::tools

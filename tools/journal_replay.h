@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "actors/engine.h"
 #include "actors/engine_snapshot.h"
@@ -35,5 +36,19 @@ events::Result<ReplaySource> open_replay_source(const std::string& path, ReplayS
 /// total)` is called after each batch.
 events::Status feed_journal(actors::Engine& engine, const ReplaySource& source,
                             const std::function<void(uint64_t, uint64_t)>& progress);
+
+/// The ActionsPlanned events journaled for barriers in source.from..source.to.
+events::Result<std::vector<events::Event>> journaled_plans(const ReplaySource& source);
+
+/// Replays the journal at `path` from its start (or oldest snapshot) through
+/// a fresh engine and compares each ActionsPlanned with the journaled one.
+struct ReplayComparison {
+    size_t journaled = 0;
+    size_t replayed = 0;
+    size_t identical = 0;
+    std::optional<size_t> first_difference;  // index of the first that differs
+    bool ok() const { return !first_difference && journaled == replayed; }
+};
+events::Result<ReplayComparison> replay_and_compare(const std::string& path);
 
 }  // namespace ballast::tools

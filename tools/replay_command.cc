@@ -66,23 +66,6 @@ std::string summarize(const events::ActionsPlanned& p) {
 }
 
 /// The journal's decisions whose barrier lies in (from - 1, to].
-events::Result<std::vector<events::Event>> journaled_plans(const ReplaySource& source) {
-    std::vector<events::Event> out;
-    const store::Journal& j = *source.journal;
-    events::Status status =
-        j.scan(source.from, j.last_seq(), [&](uint64_t, std::span<const uint8_t> bytes) {
-            if (events::header(events::view(bytes)).type != events::EventType::actions_planned) {
-                return true;
-            }
-            events::Event e = events::from_flatbuffer(events::view(bytes));
-            const uint64_t barrier = std::get<events::ActionsPlanned>(e.body).barrier_seq;
-            if (barrier >= source.from && barrier <= source.to) out.push_back(std::move(e));
-            return true;
-        });
-    if (!status) return status.error();
-    return out;
-}
-
 /// Every event and decision about one partition, in order.
 int explain(const ReplaySource& source, const std::vector<events::Event>& plans,
             const std::string& topic, int32_t partition) {

@@ -1,0 +1,150 @@
+#pragma once
+
+/// A simulated cluster's scenario: the brokers, the topics and their
+/// traffic, the timed events (stop broker 3 at 60 s, add broker 4, change a
+/// topic's traffic), the faults to inject, and the engine settings to run
+/// with. Read from JSON files (`ballast sim --scenario FILE`) or drawn from
+/// a seed (`random_scenario`).
+///
+/// Every time is in ms of simulated time from the start of the run.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "events/result.h"
+
+namespace ballast::sim {
+
+enum class Flavor : uint8_t {
+    apache,  // a replica is re-created by copying from a live one, at a throttle rate
+    automq,  // shared storage: a move takes ~1.5 s whatever the size, even off a stopped broker
+};
+
+enum class ProfileKind : uint8_t { constant, step, ramp, diurnal, random_walk };
+
+/// How a partition's produce rate changes over time. Consumers read
+/// `fanout` times what is produced; a message is `record_bytes` long.
+struct TrafficProfile {
+    ProfileKind kind = ProfileKind::constant;
+    double bytes_in_per_s = 0;     // constant; before the step; at the ramp's start; diurnal mean; walk start
+    double to_bytes_in_per_s = 0;  // after the step; at the ramp's end
+    int64_t at_ms = 0;             // step time; ramp start
+    int64_t until_ms = 0;          // ramp end
+    int64_t period_ms = 86'400'000;  // diurnal
+    double amplitude = 0.5;          // diurnal: rate x (1 + amplitude x sin)
+    double walk_sigma = 0.05;        // random walk: log-rate step per second
+    double fanout = 1;
+    double record_bytes = 1024;
+};
+
+struct BrokerSpec {
+    int32_t id = -1;
+    std::string rack;
+    bool running = true;  // false: defined but not started (start it with an event)
+};
+
+struct TopicSpec {
+    std::string name;
+    int32_t partitions = 1;
+    int32_t replication_factor = 1;
+    /// Explicit replica lists, one per partition (leader first). Empty:
+    /// round robin over the running brokers, as Kafka places a new topic.
+    std::vector<std::vector<int32_t>> assignment;
+    /// The whole topic's traffic; split evenly over its partitions.
+    TrafficProfile traffic;
+    /// Per partition, a weight on its share of the topic's traffic (empty:
+    /// all equal). Normalized: the topic's total stays `traffic`.
+    std::vector<double> partition_weights;
+    double initial_size_bytes = 0;  // of each partition at the start
+    /// Kafka's retention.bytes: a partition stops growing here (old segments
+    /// are deleted as new ones are written); 0: it grows without bound.
+    double retention_bytes = 0;
+};
+
+/// Which partitions a traffic change applies to.
+struct PartitionSelector {
+    std::string topic;
+    std::vector<int32_t> partitions;  // empty: all of the topic (or those led_by)
+    int32_t led_by = -1;              // >= 0: those whose leader is this broker at that time
+};
+
+struct TimedEvent {
+    enum class Kind : uint8_t {
+        stop_broker,    // the process stops: fenced after the session timeout
+        start_broker,   // a stopped broker starts again, or a defined one starts
+        add_broker,     // a new broker registers
+        remove_broker,  // a stopped broker is unregistered (decommissioned)
+        scale_traffic,  // multiply the selected partitions' rates by `scale`
+        set_traffic,    // give the selected partitions a new profile (the topic total split over them)
+        create_topic,
+        delete_topic,
+        drain_broker,   // an operator command
+        pause,
+        resume,
+    };
+    int64_t at_ms = 0;
+    Kind kind = Kind::stop_broker;
+    int32_t broker_id = -1;   // brokers, drain
+    BrokerSpec broker;        // add_broker
+    PartitionSelector select; // traffic
+    double scale = 1;         // scale_traffic
+    TrafficProfile profile;   // set_traffic
+    TopicSpec topic;          // create_topic; delete_topic uses topic.name
+};
+
+/// Faults, each drawn from the scenario's seed.
+struct Faults {
+    double submit_failure_ratio = 0;   // a submitted action fails (retriable)
+    double stuck_ratio = 0;            // a submitted move never finishes (the engine times it out)
+    int64_t admin_delay_ms = 0;        // extra time before any admin call takes effect
+    double metrics_loss_ratio = 0;     // a broker's report is lost
+    double metrics_late_ratio = 0;     // a broker's report arrives late ...
+    int64_t metrics_late_by_ms = 15'000;  // ... by this much
+    /// Engine crashes: at each of these times the engine is killed (its
+    /// actor system destroyed) and recovered from its journal.
+    std::vector<int64_t> engine_kills_ms;
+    /// The faults above (not the kills) stop at this time; -1: never.
+    int64_t until_ms = -1;
+    bool active(int64_t now_ms) const { return until_ms < 0 || now_ms < until_ms; }
+};
+
+struct Scenario {
+    std::string name;
+    std::string description;
+    Flavor flavor = Flavor::automq;
+    uint64_t seed = 1;
+    int64_t duration_ms = 600'000;
+    int64_t tick_interval_ms = 1'000;
+    int64_t report_interval_ms = 10'000;  // AutoMQ's metrics reporter default
+    int64_t session_timeout_ms = 9'000;   // a stopped broker is fenced after this
+    int64_t automq_move_ms = 1'500;
+    double apache_throttle_bytes_per_s = 50.0 * (1 << 20);
+    int64_t leader_election_ms = 200;
+    std::vector<BrokerSpec> brokers;
+    std::vector<TopicSpec> topics;
+    std::vector<TimedEvent> events;  // sorted by at_ms (stable)
+    Faults faults;
+    /// Engine settings, "key" -> "value", applied before any --set.
+    std::map<std::string, std::string> settings;
+};
+
+/// "10m", "90s", "1500ms", "1.5s", "2h", or a bare number of ms.
+events::Result<int64_t> parse_duration_ms(std::string_view text);
+
+/// Parses a scenario from JSON text; `origin` (a file name) prefixes every
+/// error, with the JSON path of the field that is wrong: "node-change.json:
+/// events[2].stop_broker: broker 7 is not defined".
+events::Result<Scenario> parse_scenario_json(std::string_view text, const std::string& origin);
+events::Result<Scenario> load_scenario_file(const std::string& path);
+
+/// Checks what JSON cannot: ids unique, brokers known, replica lists
+/// distinct and on defined brokers, times in order and inside the run.
+events::Status validate(const Scenario& scenario);
+
+const char* flavor_name(Flavor flavor);
+
+}  // namespace ballast::sim

@@ -1,0 +1,173 @@
+#include "tools/sim_runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <tuple>
+
+#include "actors/engine.h"
+
+namespace ballast::tools {
+
+namespace {
+
+using events::ErrorCode;
+using events::make_error;
+
+/// Decisions as the engine reports them, from its threads. A recovered
+/// engine reports again what it re-decides while replaying its tail
+/// quietly; those repeats are dropped, so each decision appears once, and
+/// each is compared with the original: recovery must decide exactly as the
+/// engine did before the crash.
+class DecisionCollector {
+public:
+    void add(const events::Event& e) {
+        std::lock_guard<std::mutex> lock(_mutex);
+        if (const auto* plan = std::get_if<events::ActionsPlanned>(&e.body)) {
+            if (plan->round <= _last_round) {
+                auto original = _plans.find(plan->round);
+                if (original != _plans.end() &&
+                    !(original->second.body == e.body && original->second.time_ms == e.time_ms)) {
+                    _divergences.push_back("round " + std::to_string(plan->round) + " at t+" +
+                                           std::to_string(e.time_ms) + " ms decided differently after recovery");
+                }
+                return;
+            }
+            _last_round = plan->round;
+            _plans[plan->round] = e;
+        } else if (const auto* s = std::get_if<events::ActionSubmitted>(&e.body)) {
+            if (!_seen.insert({e.type(), s->action_id, s->attempt}).second) return;
+        } else if (const auto* t = std::get_if<events::ActionTimedOut>(&e.body)) {
+            if (!_seen.insert({e.type(), t->action_id, 0}).second) return;
+        } else if (const auto* c = std::get_if<events::ActionCancelled>(&e.body)) {
+            if (!_seen.insert({e.type(), c->action_id, 0}).second) return;
+        }
+        _pending.push_back(e);
+    }
+    std::vector<std::string> divergences() {
+        std::lock_guard<std::mutex> lock(_mutex);
+        return _divergences;
+    }
+    std::vector<events::Event> take() {
+        std::lock_guard<std::mutex> lock(_mutex);
+        std::vector<events::Event> out;
+        out.swap(_pending);
+        return out;
+    }
+
+private:
+    std::mutex _mutex;
+    uint64_t _last_round = 0;
+    std::map<uint64_t, events::Event> _plans;  // by round
+    std::vector<std::string> _divergences;
+    std::set<std::tuple<events::EventType, uint64_t, uint32_t>> _seen;
+    std::vector<events::Event> _pending;
+};
+
+events::Result<std::unique_ptr<actors::Engine>> start_engine(const SimRunOptions& options,
+                                                             sim::SimCluster& cluster,
+                                                             DecisionCollector& decisions) {
+    actors::EngineOptions engine;
+    engine.config = options.config;
+    engine.journal_path = options.journal_path;
+    engine.port = &cluster.port();
+    engine.on_decision = [&decisions](const events::Event& e) { decisions.add(e); };
+    return actors::Engine::start(std::move(engine));
+}
+
+}  // namespace
+
+events::Result<events::Config> sim_config(const sim::Scenario& scenario,
+                                          const std::vector<std::string>& base_overrides,
+                                          const std::string& config_file) {
+    events::Config config = events::Config::defaults();
+    // A simulated run needs no fsync; the scenario or the user may still ask for it.
+    (void)config.set("ballast.journal.sync", "false", "simulator");
+    for (const auto& [key, value] : scenario.settings) {
+        if (events::Status set = config.set(key, value, "scenario"); !set) {
+            return make_error(ErrorCode::invalid_argument,
+                              "scenario " + scenario.name + ": settings: " + set.error().message);
+        }
+    }
+    if (!config_file.empty()) {
+        if (events::Status loaded = config.load_properties_file(config_file); !loaded) return loaded.error();
+    }
+    for (const std::string& assignment : base_overrides) {
+        if (events::Status set = config.apply_override(assignment); !set) return set.error();
+    }
+    const std::string flavor = sim::flavor_name(scenario.flavor);
+    if (config.origin("ballast.cluster.flavor") != "default" &&
+        config.get_string("ballast.cluster.flavor") != flavor) {
+        return make_error(ErrorCode::invalid_argument,
+                          "ballast.cluster.flavor=" + config.get_string("ballast.cluster.flavor") +
+                              " contradicts the scenario's flavor " + flavor);
+    }
+    (void)config.set("ballast.cluster.flavor", flavor, "scenario");
+    return config;
+}
+
+events::Result<SimRunSummary> run_simulation(const SimRunOptions& options) {
+    if (options.journal_path.empty()) {
+        return make_error(ErrorCode::invalid_argument, "a simulated run needs a journal directory");
+    }
+    const sim::Scenario& scenario = options.scenario;
+    const int64_t until_ms = options.until_ms >= 0 ? options.until_ms : scenario.duration_ms;
+    sim::SimCluster cluster(scenario);
+    DecisionCollector decisions;
+    events::Result<std::unique_ptr<actors::Engine>> started = start_engine(options, cluster, decisions);
+    if (!started) return started.error();
+    std::unique_ptr<actors::Engine> engine = std::move(*started);
+
+    SimRunSummary summary;
+    std::vector<int64_t> kills = scenario.faults.engine_kills_ms;
+    std::sort(kills.begin(), kills.end());
+    size_t next_kill = 0;
+    const auto wall_start = std::chrono::steady_clock::now();
+
+    auto step = [&](std::vector<events::Event> fed, int64_t now_ms) -> events::Status {
+        summary.events_fed += fed.size();
+        if (events::Status status = engine->feed(fed); !status) return status;
+        if (events::Status status = engine->wait_idle(); !status) return status;
+        const std::vector<events::Event> decided = decisions.take();
+        for (const events::Event& e : decided) {
+            if (const auto* plan = std::get_if<events::ActionsPlanned>(&e.body)) {
+                summary.rounds++;
+                summary.actions_accepted += plan->actions.size();
+            }
+        }
+        if (options.on_step) options.on_step(SimStep{now_ms, cluster, fed, decided});
+        return {};
+    };
+
+    if (events::Status status = step(cluster.start(), 0); !status) return status.error();
+    for (int64_t now_ms = scenario.tick_interval_ms; now_ms <= until_ms; now_ms += scenario.tick_interval_ms) {
+        if (next_kill < kills.size() && kills[next_kill] <= now_ms) {
+            while (next_kill < kills.size() && kills[next_kill] <= now_ms) next_kill++;
+            engine.reset();  // the actor system is destroyed: a crash between two steps
+            started = start_engine(options, cluster, decisions);
+            if (!started) {
+                return make_error(started.error().code, "engine restart at t+" + std::to_string(now_ms) +
+                                                            " ms: " + started.error().message);
+            }
+            engine = std::move(*started);
+            summary.engine_restarts++;
+        }
+        if (options.realtime) {
+            std::this_thread::sleep_until(wall_start + std::chrono::milliseconds(now_ms));
+        }
+        if (events::Status status = step(cluster.advance(now_ms), now_ms); !status) {
+            return make_error(status.error().code,
+                              "at t+" + std::to_string(now_ms) + " ms: " + status.error().message);
+        }
+        summary.simulated_ms = now_ms;
+    }
+    engine->stop();
+    summary.cluster = cluster.counters();
+    summary.recovery_divergences = decisions.divergences();
+    return summary;
+}
+
+}  // namespace ballast::tools

@@ -1,0 +1,73 @@
+#pragma once
+
+/// Runs the engine against the simulated cluster in simulated time: the
+/// driver behind `ballast sim`, `ballast demo` and the seeded fault tests.
+///
+/// One step per tick interval: the cluster advances to the next tick and
+/// returns what happened (metadata, metrics, outcomes, the Tick); the engine
+/// journals and routes it, plans if a round is due, and submits through the
+/// cluster's port; the driver waits until the engine is idle, so the
+/// cluster sees every request of a tick before it advances again. The run
+/// is therefore a pure function of the scenario, its seed and the config.
+///
+/// Engine crashes (`Faults::engine_kills_ms`): at such a time the engine is
+/// destroyed between two steps and started again on the same journal; it
+/// recovers from its snapshot and tail and reconciles with the port.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "adapters/sim/sim_cluster.h"
+#include "events/config.h"
+#include "events/event.h"
+#include "events/result.h"
+
+namespace ballast::tools {
+
+/// What a step looked like, for timelines and checks (the engine is idle).
+struct SimStep {
+    int64_t now_ms = 0;
+    const sim::SimCluster& cluster;
+    const std::vector<events::Event>& fed;  // what the cluster produced this step
+    /// Decisions and execution records the engine made this step, in order
+    /// (a recovered engine's repeats of decisions before the crash left out).
+    const std::vector<events::Event>& decided;
+};
+
+struct SimRunOptions {
+    sim::Scenario scenario;
+    /// The engine's configuration (see `sim_config`).
+    events::Config config = events::Config::defaults();
+    int64_t until_ms = -1;     // -1: the scenario's duration
+    std::string journal_path;  // where the engine journals; must be set
+    bool realtime = false;     // pace simulated time to the wall clock
+    std::function<void(const SimStep&)> on_step;
+};
+
+struct SimRunSummary {
+    int64_t simulated_ms = 0;
+    uint64_t events_fed = 0;
+    uint64_t rounds = 0;            // ActionsPlanned events
+    uint64_t actions_accepted = 0;  // actions in them (released by the gate)
+    uint64_t engine_restarts = 0;
+    sim::SimCluster::Counters cluster;
+    /// Rounds a recovered engine decided differently than before its crash.
+    std::vector<std::string> recovery_divergences;
+};
+
+/// The configuration a simulated run uses: the defaults without fsync (a
+/// simulated run loses nothing on a process crash), the scenario's own
+/// settings, then the user's --config file and --set (so the user wins),
+/// and the scenario's flavor (a contradicting flavor is an error). The
+/// error names the scenario setting that does not parse.
+events::Result<events::Config> sim_config(const sim::Scenario& scenario,
+                                          const std::vector<std::string>& base_overrides,
+                                          const std::string& config_file);
+
+/// Runs the scenario; the cluster's final state is handed to `on_step` at
+/// the last step. Errors: the engine's (journal, recovery), with the time.
+events::Result<SimRunSummary> run_simulation(const SimRunOptions& options);
+
+}  // namespace ballast::tools
