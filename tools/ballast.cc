@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
     register_log_command(app, ctx);
     register_replay_command(app, ctx);
     register_plan_command(app, ctx);
+    register_demo_command(app, ctx);
     register_sim_command(app, ctx);
 
     try {
