@@ -1,0 +1,74 @@
+#pragma once
+
+/// What the integration tests need around the client under test, done with
+/// independent tools: librdkafka (topics, configs, producing, metadata) and
+/// Kafka's own command-line classes through tools/kafka-cluster. The cluster
+/// is real: `tools/kafka-cluster up` started it, and its bootstrap servers
+/// arrive in KAFKA_BOOTSTRAP_SERVERS.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "events/result.h"
+
+struct rd_kafka_s;
+
+namespace ballast::testing {
+
+/// KAFKA_BOOTSTRAP_SERVERS, or "" when unset.
+std::string bootstrap_servers_from_env();
+
+/// The message a test fails with when no cluster is there.
+std::string no_cluster_message();
+
+struct PartitionState {
+    int32_t leader = -1;
+    std::vector<int32_t> replicas;
+    std::vector<int32_t> isr;
+};
+
+/// A librdkafka producer handle, used for admin calls and metadata as well.
+class RdKafka {
+public:
+    explicit RdKafka(const std::string& bootstrap_servers);
+    ~RdKafka();
+    RdKafka(const RdKafka&) = delete;
+    RdKafka& operator=(const RdKafka&) = delete;
+
+    /// Creates `topic` with one replica list per partition (first = preferred leader)
+    /// and topic configs; waits until metadata shows every partition with a leader.
+    events::Status create_topic(const std::string& topic,
+                                const std::vector<std::vector<int32_t>>& assignment,
+                                const std::vector<std::pair<std::string, std::string>>& configs = {});
+    events::Status delete_topic(const std::string& topic);
+    /// Replaces the dynamic configs of broker `broker_id` (AlterConfigs is not
+    /// incremental in librdkafka 2.0.2): an empty list removes them all.
+    events::Status set_broker_configs(int32_t broker_id,
+                                      const std::vector<std::pair<std::string, std::string>>& configs);
+    /// The value broker `broker_id` itself reports for config `key` ("" if unset).
+    events::Result<std::string> broker_config(int32_t broker_id, const std::string& key);
+    /// Produces `count` records of `bytes` bytes each to one partition, acks=all,
+    /// and waits until every one is acknowledged.
+    events::Status produce(const std::string& topic, int32_t partition, int count, int bytes);
+    events::Result<PartitionState> partition(const std::string& topic, int32_t partition);
+    std::string cluster_id();
+
+private:
+    rd_kafka_s* _handle = nullptr;
+};
+
+/// Runs `tools/kafka-cluster ARGS` (KAFKA_CLUSTER_SCRIPT); stdout and stderr together.
+struct CommandOutput {
+    int exit_code = -1;
+    std::string output;
+};
+CommandOutput kafka_cluster(const std::vector<std::string>& args);
+
+/// Polls `condition` every 200 ms until it holds or `timeout_ms` passes; the
+/// bound keeps a broken cluster from hanging the suite, never a pass/fail on speed.
+bool eventually(const std::function<bool()>& condition, int64_t timeout_ms);
+
+}  // namespace ballast::testing

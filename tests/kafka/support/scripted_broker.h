@@ -1,0 +1,66 @@
+#pragma once
+
+/// A TCP server on 127.0.0.1 that plays a broker from a script: for each
+/// request frame it reads, a handler decides to answer (with bytes, usually a
+/// Kafka-generated vector whose correlation id it patches), stay silent, or
+/// close the connection. Real sockets and a real thread, so the connection's
+/// timeouts, reconnects and framing are tested as they run against a broker;
+/// the real broker tests are in tests/kafka/integration/.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace ballast::testing {
+
+class ScriptedBroker {
+public:
+    struct Request {
+        int16_t api_key = 0;
+        int16_t api_version = 0;
+        int32_t correlation_id = 0;
+        std::vector<uint8_t> frame;  // after the size prefix
+        int connection = 0;          // 1 for the first accepted connection, ...
+    };
+    struct Action {
+        enum Kind { respond, silent, close, respond_then_close, raw_then_close } kind = respond;
+        std::vector<uint8_t> frame;  // respond: written after a size prefix; raw: as is
+    };
+    using Handler = std::function<Action(const Request&)>;
+
+    explicit ScriptedBroker(Handler handler);
+    ~ScriptedBroker();
+    ScriptedBroker(const ScriptedBroker&) = delete;
+    ScriptedBroker& operator=(const ScriptedBroker&) = delete;
+
+    int32_t port() const { return _port; }
+    int connections() const { return _connections.load(); }
+    /// Connections the server has closed (by script, or after the client left).
+    int closed() const { return _closed.load(); }
+    std::vector<Request> requests() const;
+
+    /// `frame` (a vector, correlation id 7) answering `request`: the id patched.
+    static Action answer(const std::vector<uint8_t>& frame, const Request& request);
+
+private:
+    void serve();
+    void serve_connection(int fd, int number);
+
+    Handler _handler;
+    int _listen_fd = -1;
+    int32_t _port = 0;
+    std::atomic<bool> _stop{false};
+    std::atomic<int> _connections{0};
+    std::atomic<int> _closed{0};
+    mutable std::mutex _mutex;
+    std::vector<Request> _requests;
+    std::thread _thread;
+};
+
+/// A loopback port nothing listens on (bound, then closed).
+int32_t closed_port();
+
+}  // namespace ballast::testing

@@ -1,0 +1,46 @@
+// Ballast's table of Kafka's error codes against the one the kafka-clients jar
+// lists (the `error` lines of kafka_vectors.txt): same codes, names and
+// retriable flags.
+
+#include <gtest/gtest.h>
+
+#include "adapters/kafka/protocol_api.h"
+#include "adapters/kafka/protocol_errors.h"
+#include "tests/kafka/support/kafka_vectors.h"
+
+namespace ballast::kafka {
+namespace {
+
+TEST(ProtocolErrors, TableMatchesKafkaClients) {
+    const auto& errors = testing::kafka_vectors().errors;
+    ASSERT_GE(errors.size(), 130u) << "the vectors list Kafka's error codes";
+    for (const testing::KafkaErrorEntry& entry : errors) {
+        EXPECT_TRUE(is_known_error(entry.code)) << entry.code;
+        EXPECT_EQ(error_name(entry.code), entry.name) << "code " << entry.code;
+        EXPECT_EQ(is_retriable(entry.code), entry.retriable) << entry.name;
+    }
+    // Nothing in our table that Kafka does not have.
+    EXPECT_FALSE(is_known_error(static_cast<int16_t>(errors.back().code + 1)));
+}
+
+TEST(ProtocolErrors, MessagesNameTheCodeAndItsNumber) {
+    EXPECT_EQ((KafkaError{85, "No reassignment in progress for t-0"}).to_string(),
+              "NO_REASSIGNMENT_IN_PROGRESS (85): No reassignment in progress for t-0");
+    EXPECT_EQ((KafkaError{84, std::nullopt}).to_string(), "ELECTION_NOT_NEEDED (84)");
+    EXPECT_EQ((KafkaError{999, std::nullopt}).to_string(), "UNKNOWN_ERROR_CODE (999)");
+    EXPECT_FALSE(is_retriable(999));
+}
+
+TEST(ProtocolApi, HeaderVersionsFollowFlexibility) {
+    EXPECT_EQ(request_header_version(ApiKey::elect_leaders, 1), 1);
+    EXPECT_EQ(request_header_version(ApiKey::elect_leaders, 2), 2);
+    EXPECT_EQ(response_header_version(ApiKey::elect_leaders, 1), 0);
+    EXPECT_EQ(response_header_version(ApiKey::elect_leaders, 2), 1);
+    EXPECT_EQ(request_header_version(ApiKey::describe_cluster, 0), 2);
+    // ApiVersions answers always use header v0, even for flexible versions.
+    EXPECT_EQ(request_header_version(ApiKey::api_versions, 4), 2);
+    EXPECT_EQ(response_header_version(ApiKey::api_versions, 4), 0);
+}
+
+}  // namespace
+}  // namespace ballast::kafka

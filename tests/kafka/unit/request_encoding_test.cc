@@ -1,0 +1,150 @@
+// Every request Ballast encodes, byte for byte against the frames Kafka's own
+// message classes produce for the same values (tests/kafka/vectors/).
+
+#include <gtest/gtest.h>
+
+#include "adapters/kafka/alter_partition_reassignments.h"
+#include "adapters/kafka/api_versions.h"
+#include "adapters/kafka/describe_cluster.h"
+#include "adapters/kafka/describe_log_dirs.h"
+#include "adapters/kafka/elect_leaders.h"
+#include "adapters/kafka/list_partition_reassignments.h"
+#include "adapters/kafka/protocol_header.h"
+#include "tests/kafka/support/kafka_vectors.h"
+
+namespace ballast::kafka {
+namespace {
+
+using testing::hex;
+using testing::kafka_vectors;
+
+/// Header (correlation id 7, client id "ballast") then body, as the vectors hold them.
+template <class Api>
+std::vector<uint8_t> encode_frame(const typename Api::Request& request, int16_t version) {
+    Writer writer;
+    encode_request_header({Api::key, version, 7, std::string("ballast")}, writer);
+    Status encoded = Api::encode(request, version, writer);
+    EXPECT_TRUE(encoded.ok()) << encoded.error().to_string();
+    return writer.take();
+}
+
+#define EXPECT_FRAME(name, bytes)                                                    \
+    do {                                                                             \
+        const std::vector<uint8_t>& expected = kafka_vectors().at(name);             \
+        const std::vector<uint8_t> actual = (bytes);                                 \
+        EXPECT_EQ(actual, expected) << name << "\n  ours:  " << hex(actual)          \
+                                    << "\n  Kafka: " << hex(expected);               \
+    } while (0)
+
+TEST(RequestEncoding, ApiVersionsEveryVersion) {
+    ApiVersionsRequest request;
+    request.client_software_name = "ballast";
+    request.client_software_version = "0.1.0";
+    for (int16_t v = 0; v <= 4; ++v) {
+        EXPECT_FRAME("request.api_versions.v" + std::to_string(v),
+                     encode_frame<ApiVersions>(request, v));
+    }
+}
+
+TEST(RequestEncoding, DescribeClusterEveryVersion) {
+    DescribeClusterRequest v0;
+    v0.include_cluster_authorized_operations = true;
+    EXPECT_FRAME("request.describe_cluster.v0", encode_frame<DescribeCluster>(v0, 0));
+    DescribeClusterRequest v1;
+    v1.endpoint_type = EndpointType::controllers;
+    EXPECT_FRAME("request.describe_cluster.v1", encode_frame<DescribeCluster>(v1, 1));
+    DescribeClusterRequest v2;
+    v2.include_fenced_brokers = true;
+    EXPECT_FRAME("request.describe_cluster.v2", encode_frame<DescribeCluster>(v2, 2));
+}
+
+AlterPartitionReassignmentsRequest reassignments(bool allow_replication_factor_change) {
+    AlterPartitionReassignmentsRequest request;
+    request.timeout_ms = 30000;
+    request.allow_replication_factor_change = allow_replication_factor_change;
+    request.topics = {
+        {"orders", {{0, std::vector<int32_t>{2, 3, 1}}, {1, std::nullopt}}},
+        {"payments", {{4, std::vector<int32_t>{1}}}},
+    };
+    return request;
+}
+
+TEST(RequestEncoding, AlterPartitionReassignmentsWithTargetsAndACancel) {
+    EXPECT_FRAME("request.alter_partition_reassignments.v0",
+                 encode_frame<AlterPartitionReassignments>(reassignments(true), 0));
+    EXPECT_FRAME("request.alter_partition_reassignments.v1",
+                 encode_frame<AlterPartitionReassignments>(reassignments(false), 1));
+}
+
+TEST(RequestEncoding, ListPartitionReassignmentsAllAndSome) {
+    ListPartitionReassignmentsRequest all;
+    all.timeout_ms = 10000;
+    EXPECT_FRAME("request.list_partition_reassignments.all.v0",
+                 encode_frame<ListPartitionReassignments>(all, 0));
+    ListPartitionReassignmentsRequest some;
+    some.timeout_ms = 10000;
+    some.topics = std::vector<TopicPartitions>{{"orders", {0, 1}}};
+    EXPECT_FRAME("request.list_partition_reassignments.some.v0",
+                 encode_frame<ListPartitionReassignments>(some, 0));
+}
+
+TEST(RequestEncoding, ElectLeadersEveryVersion) {
+    ElectLeadersRequest request;
+    request.election_type = ElectionType::preferred;
+    request.topic_partitions = std::vector<TopicPartitions>{{"orders", {0, 2}}};
+    request.timeout_ms = 15000;
+    for (int16_t v = 0; v <= 2; ++v) {
+        EXPECT_FRAME("request.elect_leaders.v" + std::to_string(v),
+                     encode_frame<ElectLeaders>(request, v));
+    }
+    ElectLeadersRequest all;
+    all.election_type = ElectionType::unclean;
+    all.timeout_ms = 15000;
+    EXPECT_FRAME("request.elect_leaders.all_unclean.v2", encode_frame<ElectLeaders>(all, 2));
+}
+
+TEST(RequestEncoding, DescribeLogDirsEveryVersion) {
+    DescribeLogDirsRequest request;
+    request.topics = std::vector<TopicPartitions>{{"orders", {0, 1}}};
+    for (int16_t v = 1; v <= 4; ++v) {
+        EXPECT_FRAME("request.describe_log_dirs.v" + std::to_string(v),
+                     encode_frame<DescribeLogDirs>(request, v));
+    }
+    EXPECT_FRAME("request.describe_log_dirs.all.v2", encode_frame<DescribeLogDirs>({}, 2));
+}
+
+// What an old version cannot say is refused with a message naming the field and the
+// version it needs, rather than silently dropped.
+TEST(RequestEncoding, FieldsAnOldVersionCannotCarryAreRefused) {
+    Writer writer;
+    Status status = AlterPartitionReassignments::encode(reassignments(false), 0, writer);
+    ASSERT_FALSE(status.ok());
+    EXPECT_EQ(status.error().code, events::ErrorCode::unsupported);
+    EXPECT_NE(status.error().message.find("allow_replication_factor_change=false needs v1"),
+              std::string::npos)
+        << status.error().message;
+
+    ElectLeadersRequest unclean;
+    unclean.election_type = ElectionType::unclean;
+    status = ElectLeaders::encode(unclean, 0, writer);
+    ASSERT_FALSE(status.ok());
+    EXPECT_NE(status.error().message.find("unclean elections need v1"), std::string::npos)
+        << status.error().message;
+
+    DescribeClusterRequest fenced;
+    fenced.include_fenced_brokers = true;
+    status = DescribeCluster::encode(fenced, 1, writer);
+    ASSERT_FALSE(status.ok());
+    EXPECT_NE(status.error().message.find("fenced brokers: that needs v2"), std::string::npos)
+        << status.error().message;
+
+    DescribeClusterRequest controllers;
+    controllers.endpoint_type = EndpointType::controllers;
+    status = DescribeCluster::encode(controllers, 0, writer);
+    ASSERT_FALSE(status.ok());
+    EXPECT_NE(status.error().message.find("controllers needs v1"), std::string::npos)
+        << status.error().message;
+}
+
+}  // namespace
+}  // namespace ballast::kafka

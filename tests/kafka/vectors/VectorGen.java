@@ -1,0 +1,270 @@
+// Writes the byte vectors that tests/kafka/unit/ compares Ballast's encoders and decoders
+// against, produced by Kafka's own message classes from the kafka-clients jar. Run by
+// tests/kafka/vectors/regenerate (which compiles it against the jars tools/kafka-cluster
+// fetched); the output is kafka_vectors.txt next to this file.
+//
+// Each vector is one line: `NAME HEX`, where the bytes are a whole frame after its 4-byte
+// size prefix: header then body. Requests use correlation id 7 and client id "ballast";
+// responses correlation id 7. The values are the fixed recipes the C++ test builds (or
+// expects) too: change one side, change the other.
+//
+// `error CODE NAME RETRIABLE` lines list Kafka's error codes for protocol_errors.cc.
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData;
+import org.apache.kafka.common.message.AlterPartitionReassignmentsResponseData;
+import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.DescribeClusterRequestData;
+import org.apache.kafka.common.message.DescribeClusterResponseData;
+import org.apache.kafka.common.message.DescribeLogDirsRequestData;
+import org.apache.kafka.common.message.DescribeLogDirsResponseData;
+import org.apache.kafka.common.message.ElectLeadersRequestData;
+import org.apache.kafka.common.message.ElectLeadersResponseData;
+import org.apache.kafka.common.message.ListPartitionReassignmentsRequestData;
+import org.apache.kafka.common.message.ListPartitionReassignmentsResponseData;
+import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.message.ResponseHeaderData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.protocol.Message;
+import org.apache.kafka.common.protocol.MessageUtil;
+import org.apache.kafka.common.protocol.types.RawTaggedField;
+import org.apache.kafka.common.utils.AppInfoParser;
+
+public class VectorGen {
+    static final int CORRELATION_ID = 7;
+
+    static byte[] bytes(Message message, short version) {
+        ByteBuffer buffer = MessageUtil.toByteBufferAccessor(message, version).buffer();
+        byte[] out = new byte[buffer.remaining()];
+        buffer.get(out);
+        return out;
+    }
+
+    static String hex(byte[]... parts) {
+        StringBuilder out = new StringBuilder();
+        for (byte[] part : parts) {
+            for (byte b : part) out.append(String.format("%02x", b & 0xff));
+        }
+        return out.toString();
+    }
+
+    static void request(String name, ApiKeys api, int version, Message body) {
+        short v = (short) version;
+        RequestHeaderData header = new RequestHeaderData()
+            .setRequestApiKey(api.id)
+            .setRequestApiVersion(v)
+            .setCorrelationId(CORRELATION_ID)
+            .setClientId("ballast");
+        System.out.println("request." + name + ".v" + version + " "
+            + hex(bytes(header, api.requestHeaderVersion(v)), bytes(body, v)));
+    }
+
+    static void response(String name, ApiKeys api, int version, Message body) {
+        short v = (short) version;
+        ResponseHeaderData header = new ResponseHeaderData().setCorrelationId(CORRELATION_ID);
+        System.out.println("response." + name + ".v" + version + " "
+            + hex(bytes(header, api.responseHeaderVersion(v)), bytes(body, v)));
+    }
+
+    // ------------------------------------------------------------------ requests
+
+    static void requests() {
+        for (int v = 0; v <= 4; v++) {
+            request("api_versions", ApiKeys.API_VERSIONS, v, new ApiVersionsRequestData()
+                .setClientSoftwareName("ballast").setClientSoftwareVersion("0.1.0"));
+        }
+
+        request("describe_cluster", ApiKeys.DESCRIBE_CLUSTER, 0,
+            new DescribeClusterRequestData().setIncludeClusterAuthorizedOperations(true));
+        request("describe_cluster", ApiKeys.DESCRIBE_CLUSTER, 1,
+            new DescribeClusterRequestData().setEndpointType((byte) 2));
+        request("describe_cluster", ApiKeys.DESCRIBE_CLUSTER, 2,
+            new DescribeClusterRequestData().setIncludeFencedBrokers(true));
+
+        for (int v = 0; v <= 1; v++) {
+            request("alter_partition_reassignments", ApiKeys.ALTER_PARTITION_REASSIGNMENTS, v,
+                new AlterPartitionReassignmentsRequestData()
+                    .setTimeoutMs(30000)
+                    .setAllowReplicationFactorChange(v == 0)  // false is v1+ only
+                    .setTopics(List.of(
+                        new AlterPartitionReassignmentsRequestData.ReassignableTopic()
+                            .setName("orders")
+                            .setPartitions(List.of(
+                                new AlterPartitionReassignmentsRequestData.ReassignablePartition()
+                                    .setPartitionIndex(0).setReplicas(List.of(2, 3, 1)),
+                                new AlterPartitionReassignmentsRequestData.ReassignablePartition()
+                                    .setPartitionIndex(1).setReplicas(null))),
+                        new AlterPartitionReassignmentsRequestData.ReassignableTopic()
+                            .setName("payments")
+                            .setPartitions(List.of(
+                                new AlterPartitionReassignmentsRequestData.ReassignablePartition()
+                                    .setPartitionIndex(4).setReplicas(List.of(1)))))));
+        }
+
+        request("list_partition_reassignments.all", ApiKeys.LIST_PARTITION_REASSIGNMENTS, 0,
+            new ListPartitionReassignmentsRequestData().setTimeoutMs(10000).setTopics(null));
+        request("list_partition_reassignments.some", ApiKeys.LIST_PARTITION_REASSIGNMENTS, 0,
+            new ListPartitionReassignmentsRequestData().setTimeoutMs(10000).setTopics(List.of(
+                new ListPartitionReassignmentsRequestData.ListPartitionReassignmentsTopics()
+                    .setName("orders").setPartitionIndexes(List.of(0, 1)))));
+
+        for (int v = 0; v <= 2; v++) {
+            ElectLeadersRequestData.TopicPartitionsCollection topics =
+                new ElectLeadersRequestData.TopicPartitionsCollection();
+            topics.add(new ElectLeadersRequestData.TopicPartitions()
+                .setTopic("orders").setPartitions(List.of(0, 2)));
+            request("elect_leaders", ApiKeys.ELECT_LEADERS, v, new ElectLeadersRequestData()
+                .setElectionType((byte) 0).setTopicPartitions(topics).setTimeoutMs(15000));
+        }
+        request("elect_leaders.all_unclean", ApiKeys.ELECT_LEADERS, 2, new ElectLeadersRequestData()
+            .setElectionType((byte) 1).setTopicPartitions(null).setTimeoutMs(15000));
+
+        for (int v = 1; v <= 4; v++) {
+            DescribeLogDirsRequestData.DescribableLogDirTopicCollection topics =
+                new DescribeLogDirsRequestData.DescribableLogDirTopicCollection();
+            topics.add(new DescribeLogDirsRequestData.DescribableLogDirTopic()
+                .setTopic("orders").setPartitions(List.of(0, 1)));
+            request("describe_log_dirs", ApiKeys.DESCRIBE_LOG_DIRS, v,
+                new DescribeLogDirsRequestData().setTopics(topics));
+        }
+        request("describe_log_dirs.all", ApiKeys.DESCRIBE_LOG_DIRS, 2,
+            new DescribeLogDirsRequestData().setTopics(null));
+    }
+
+    // ------------------------------------------------------------------ responses
+
+    static void responses() {
+        for (int v = 0; v <= 4; v++) {
+            ApiVersionsResponseData.ApiVersionCollection keys =
+                new ApiVersionsResponseData.ApiVersionCollection();
+            keys.add(new ApiVersionsResponseData.ApiVersion()
+                .setApiKey((short) 18).setMinVersion((short) 0).setMaxVersion((short) 4));
+            keys.add(new ApiVersionsResponseData.ApiVersion()
+                .setApiKey((short) 60).setMinVersion((short) 0).setMaxVersion((short) 2));
+            ApiVersionsResponseData data = new ApiVersionsResponseData()
+                .setErrorCode((short) 0).setApiKeys(keys).setThrottleTimeMs(5);
+            if (v >= 3) {
+                // Tagged fields Ballast skips: features and the finalized epoch.
+                ApiVersionsResponseData.SupportedFeatureKeyCollection features =
+                    new ApiVersionsResponseData.SupportedFeatureKeyCollection();
+                features.add(new ApiVersionsResponseData.SupportedFeatureKey()
+                    .setName("metadata.version").setMinVersion((short) 1).setMaxVersion((short) 27));
+                data.setSupportedFeatures(features).setFinalizedFeaturesEpoch(42);
+            }
+            response("api_versions", ApiKeys.API_VERSIONS, v, data);
+        }
+        // What a broker that does not know the requested version answers: v0, its own range.
+        ApiVersionsResponseData.ApiVersionCollection own =
+            new ApiVersionsResponseData.ApiVersionCollection();
+        own.add(new ApiVersionsResponseData.ApiVersion()
+            .setApiKey((short) 18).setMinVersion((short) 0).setMaxVersion((short) 2));
+        response("api_versions.unsupported", ApiKeys.API_VERSIONS, 0, new ApiVersionsResponseData()
+            .setErrorCode(Errors.UNSUPPORTED_VERSION.code()).setApiKeys(own));
+
+        for (int v = 0; v <= 2; v++) {
+            DescribeClusterResponseData.DescribeClusterBrokerCollection brokers =
+                new DescribeClusterResponseData.DescribeClusterBrokerCollection();
+            DescribeClusterResponseData.DescribeClusterBroker first =
+                new DescribeClusterResponseData.DescribeClusterBroker()
+                    .setBrokerId(1).setHost("127.0.0.1").setPort(9092).setRack("rack-1");
+            first.unknownTaggedFields().add(new RawTaggedField(7, new byte[] {1, 2, 3}));
+            brokers.add(first);
+            brokers.add(new DescribeClusterResponseData.DescribeClusterBroker()
+                .setBrokerId(2).setHost("broker-2.example").setPort(9093).setRack(null)
+                .setIsFenced(v >= 2));
+            DescribeClusterResponseData data = new DescribeClusterResponseData()
+                .setThrottleTimeMs(0).setErrorCode((short) 0).setErrorMessage(null)
+                .setClusterId("cluster-abc").setControllerId(2).setBrokers(brokers)
+                .setClusterAuthorizedOperations(Integer.MIN_VALUE);
+            response("describe_cluster", ApiKeys.DESCRIBE_CLUSTER, v, data);
+        }
+        response("describe_cluster.error", ApiKeys.DESCRIBE_CLUSTER, 2, new DescribeClusterResponseData()
+            .setThrottleTimeMs(12).setErrorCode(Errors.CLUSTER_AUTHORIZATION_FAILED.code())
+            .setErrorMessage("denied").setEndpointType((byte) 2).setClusterId("")
+            .setControllerId(-1).setClusterAuthorizedOperations(0));
+
+        for (int v = 0; v <= 1; v++) {
+            response("alter_partition_reassignments", ApiKeys.ALTER_PARTITION_REASSIGNMENTS, v,
+                new AlterPartitionReassignmentsResponseData()
+                    .setThrottleTimeMs(0)
+                    .setAllowReplicationFactorChange(v == 0)
+                    .setErrorCode((short) 0).setErrorMessage(null)
+                    .setResponses(List.of(
+                        new AlterPartitionReassignmentsResponseData.ReassignableTopicResponse()
+                            .setName("orders")
+                            .setPartitions(List.of(
+                                new AlterPartitionReassignmentsResponseData.ReassignablePartitionResponse()
+                                    .setPartitionIndex(0).setErrorCode((short) 0).setErrorMessage(null),
+                                new AlterPartitionReassignmentsResponseData.ReassignablePartitionResponse()
+                                    .setPartitionIndex(1)
+                                    .setErrorCode(Errors.NO_REASSIGNMENT_IN_PROGRESS.code())
+                                    .setErrorMessage("No reassignment in progress for orders-1"))))));
+        }
+
+        ListPartitionReassignmentsResponseData listed = new ListPartitionReassignmentsResponseData()
+            .setThrottleTimeMs(3).setErrorCode((short) 0).setErrorMessage(null)
+            .setTopics(List.of(new ListPartitionReassignmentsResponseData.OngoingTopicReassignment()
+                .setName("orders")
+                .setPartitions(List.of(
+                    new ListPartitionReassignmentsResponseData.OngoingPartitionReassignment()
+                        .setPartitionIndex(0).setReplicas(List.of(2, 3, 1))
+                        .setAddingReplicas(List.of(3)).setRemovingReplicas(List.of(1))))));
+        listed.unknownTaggedFields().add(new RawTaggedField(0, new byte[] {(byte) 0xff}));
+        listed.unknownTaggedFields().add(new RawTaggedField(300, new byte[0]));
+        response("list_partition_reassignments", ApiKeys.LIST_PARTITION_REASSIGNMENTS, 0, listed);
+
+        for (int v = 0; v <= 2; v++) {
+            response("elect_leaders", ApiKeys.ELECT_LEADERS, v, new ElectLeadersResponseData()
+                .setThrottleTimeMs(0).setErrorCode((short) 0)
+                .setReplicaElectionResults(List.of(new ElectLeadersResponseData.ReplicaElectionResult()
+                    .setTopic("orders")
+                    .setPartitionResult(List.of(
+                        new ElectLeadersResponseData.PartitionResult()
+                            .setPartitionId(0).setErrorCode((short) 0).setErrorMessage(null),
+                        new ElectLeadersResponseData.PartitionResult()
+                            .setPartitionId(2).setErrorCode(Errors.ELECTION_NOT_NEEDED.code())
+                            .setErrorMessage("Leader election not needed for topic partition."))))));
+        }
+
+        for (int v = 1; v <= 4; v++) {
+            List<DescribeLogDirsResponseData.DescribeLogDirsResult> results = new ArrayList<>();
+            results.add(new DescribeLogDirsResponseData.DescribeLogDirsResult()
+                .setErrorCode((short) 0).setLogDir("/data/a")
+                .setTopics(List.of(new DescribeLogDirsResponseData.DescribeLogDirsTopic()
+                    .setName("orders")
+                    .setPartitions(List.of(
+                        new DescribeLogDirsResponseData.DescribeLogDirsPartition()
+                            .setPartitionIndex(0).setPartitionSize(1048576L).setOffsetLag(0)
+                            .setIsFutureKey(false),
+                        new DescribeLogDirsResponseData.DescribeLogDirsPartition()
+                            .setPartitionIndex(1).setPartitionSize(5000000000L).setOffsetLag(3)
+                            .setIsFutureKey(true)))))
+                .setTotalBytes(1000000000000L).setUsableBytes(500000000000L));
+            results.add(new DescribeLogDirsResponseData.DescribeLogDirsResult()
+                .setErrorCode(Errors.KAFKA_STORAGE_ERROR.code()).setLogDir("/data/b")
+                .setTopics(List.of()));
+            response("describe_log_dirs", ApiKeys.DESCRIBE_LOG_DIRS, v,
+                new DescribeLogDirsResponseData().setThrottleTimeMs(0).setErrorCode((short) 0)
+                    .setResults(results));
+        }
+    }
+
+    public static void main(String[] args) {
+        System.out.println("# Kafka wire vectors from kafka-clients " + AppInfoParser.getVersion()
+            + "'s message classes. Generated by VectorGen.java; regenerate with"
+            + " tests/kafka/vectors/regenerate. Do not edit.");
+        requests();
+        responses();
+        for (Errors error : Errors.values()) {
+            System.out.println("error " + error.code() + " " + error.name() + " "
+                + (error.exception() instanceof RetriableException ? 1 : 0));
+        }
+    }
+}
