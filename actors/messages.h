@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include <caf/actor.hpp>
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/atom.hpp>
 
@@ -35,6 +36,7 @@ using control_atom = caf::atom_constant<caf::atom("control")>;    // router -> s
 using execute_atom = caf::atom_constant<caf::atom("execute")>;    // router -> executor
 using snapshot_atom = caf::atom_constant<caf::atom("snapshot")>;  // state capture and writes
 using idle_atom = caf::atom_constant<caf::atom("idle")>;          // engine -> router: caught up?
+using captured_atom = caf::atom_constant<caf::atom("captured")>;  // scheduler -> router: model taken
 
 using EventBatch = std::vector<events::Event>;
 using BatchPtr = std::shared_ptr<const EventBatch>;
@@ -135,6 +137,9 @@ struct PlanInput {
     std::vector<uint32_t> dirty_slots;       // partitions changed since the last barrier
     std::vector<std::string> topics;         // the router's topic names, by index
     ExecutorViewPtr executor;
+    /// Told `captured` once the scheduler has read the partition table into
+    /// its model, before it plans (null: nobody to tell).
+    caf::actor captured_to;
 };
 using PlanInputPtr = std::shared_ptr<const PlanInput>;
 

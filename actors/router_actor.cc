@@ -46,6 +46,7 @@ void send_to_partition(Self* self, uint32_t slot, PartitionUpdate update) {
     RouterState& st = self->state;
     self->send(st.partitions[slot], apply_atom::value, std::move(update));
     st.partition_messages_sent++;
+    st.progress->partition_messages_sent.store(st.partition_messages_sent, std::memory_order_release);
     if (!st.dirty_flag[slot]) {
         st.dirty_flag[slot] = 1;
         st.dirty.push_back(slot);
@@ -126,7 +127,16 @@ void route_partition_changed(Self* self, const events::Event& e, const events::P
 
 void route_partition_metrics(Self* self, const events::Event& e, const events::PartitionMetrics& m) {
     RouterState& st = self->state;
+    // A broker's freshness moves only forward: a report no newer than the
+    // last one passed on changes nothing, and is not sent (a reporter that
+    // writes one event per partition would otherwise double the messages).
+    bool newer = false;
     if (m.broker_id >= 0) {
+        auto [it, first] = st.reported_ms.try_emplace(m.broker_id, m.sample_time_ms);
+        newer = first || m.sample_time_ms > it->second;
+        it->second = std::max(it->second, m.sample_time_ms);
+    }
+    if (newer) {
         BrokerUpdate reported;
         reported.kind = BrokerUpdate::Kind::reported;
         reported.seq = e.seq;
@@ -328,6 +338,7 @@ void finish_barrier(Self* self) {
     input->executor = b.executor;
     input->quiet = b.seq <= st.quiet_until_seq;
     input->dry_run = b.dry_run;
+    if (!b.dry_run) input->captured_to = caf::actor_cast<caf::actor>(self);
     self->request(st.scheduler, caf::infinite, plan_atom::value, PlanInputPtr(input))
         .then([=](const DecisionPtr& decision) {
             RouterState& st = self->state;
@@ -425,14 +436,33 @@ bool throttle(Self* self) {
     return true;
 }
 
-/// Routes queued events until the queue is empty, a barrier starts or the
+/// While a round is planned (after the scheduler took its model), only
+/// events that change nothing but partition and broker state may pass: they
+/// touch neither the executor nor the router's round memory (clock,
+/// triggers, action slots), which the decision updates when it arrives.
+/// Anything else waits for the decision, so everyone sees it in stream
+/// order, as if the round had stopped the stream.
+bool routable_while_planning(const events::Event& e) {
+    switch (e.type()) {
+        case events::EventType::partition_metrics:
+        case events::EventType::broker_metrics:
+        case events::EventType::partition_changed:
+        case events::EventType::topic_created:
+        case events::EventType::topic_deleted: return true;
+        default: return events::is_decision(e.source);  // skipped anyway
+    }
+}
+
+/// Routes queued events until the queue is empty, a barrier starts (or,
+/// while a round is planned, an event must wait for its decision) or the
 /// partition backlog is full.
 void process(Self* self) {
     RouterState& st = self->state;
-    while (!st.barrier.active && !st.throttled && !st.queue.empty()) {
+    while ((!st.barrier.active || st.barrier.planning) && !st.throttled && !st.queue.empty()) {
         const EventBatch& batch = *st.queue.front();
         while (st.cursor < batch.size()) {
             if (throttle(self)) return;
+            if (st.barrier.active && !routable_while_planning(batch[st.cursor])) return;
             const events::Event& e = batch[st.cursor++];
             const bool plan_due = route(self, e);
             st.progress->events_routed.fetch_add(1, std::memory_order_relaxed);
@@ -442,7 +472,7 @@ void process(Self* self) {
                 return;
             }
             const RouterMemory& m = st.memory;
-            if (st.snapshots && m.last_seq > st.quiet_until_seq &&
+            if (st.snapshots && !st.barrier.active && m.last_seq > st.quiet_until_seq &&
                 m.last_seq - m.last_snapshot_seq >= st.settings.snapshot_interval_events) {
                 start_barrier(self, /*snapshot=*/true);
                 return;
@@ -495,7 +525,7 @@ caf::behavior router_actor(caf::stateful_actor<RouterState>* self, RouterSetup s
         [=](control_atom, const caf::actor& journal) { self->state.journal = journal; },
         [=](route_atom, const BatchPtr& batch) {
             self->state.queue.push_back(batch);
-            if (!self->state.barrier.active && !self->state.throttled) process(self);
+            if ((!self->state.barrier.active || self->state.barrier.planning) && !self->state.throttled) process(self);
         },
         [=](drained_atom, uint64_t target) {
             RouterState& st = self->state;
@@ -510,6 +540,13 @@ caf::behavior router_actor(caf::stateful_actor<RouterState>* self, RouterSetup s
                 return;
             }
             deliver_idle(self);
+        },
+        [=](captured_atom, uint64_t seq) {
+            RouterState& st = self->state;
+            RouterState::Barrier& b = st.barrier;
+            if (!b.active || b.snapshot || b.dry_run || b.seq != seq) return;
+            b.planning = true;
+            process(self);
         },
         // `ballast plan`: a round now, as of everything routed; the caller
         // waits for idle first, so nothing is queued.

@@ -35,6 +35,10 @@ struct RouterProgress {
     std::atomic<uint64_t> barriers{0};
     std::atomic<uint64_t> partition_samples_dropped{0};  // samples for partitions never seen
     std::atomic<uint64_t> throttled{0};  // pauses for the partition backlog cap
+    /// Messages sent to partition actors so far: with the partition table's
+    /// applied() count, an observer (`ballast storm`) can tell when
+    /// everything routed up to a point has been applied.
+    std::atomic<uint64_t> partition_messages_sent{0};
 };
 
 struct RouterState {
@@ -62,6 +66,9 @@ struct RouterState {
     std::unordered_map<uint64_t, uint32_t> slot_of;      // (topic << 32 | partition) -> slot
     std::vector<caf::actor> partitions;                  // by slot
     std::map<int32_t, caf::actor> brokers;               // by id
+    /// Per broker: the newest metrics report time passed on (not in the
+    /// snapshot: after a restart the first report is passed on again, a no-op).
+    std::unordered_map<int32_t, int64_t> reported_ms;
 
     // What changed since the last planning barrier.
     std::vector<uint32_t> dirty;
@@ -87,6 +94,9 @@ struct RouterState {
         bool active = false;
         bool snapshot = false;
         bool dry_run = false;
+        /// The scheduler has taken its model: events that only change
+        /// partition and broker state may be routed until the decision comes.
+        bool planning = false;
         caf::response_promise dry_run_promise;
         uint64_t seq = 0;
         uint32_t waiting = 0;  // answers still to come

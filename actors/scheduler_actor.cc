@@ -313,6 +313,9 @@ caf::result<DecisionPtr> plan_round(Self* self, const PlanInput& input) {
     st.model.now_ms = input.now_ms;
     update_partitions(st, input);
     update_brokers(st, input);
+    // The model is ours now: the router may let partitions and brokers move
+    // on while we plan (see actors/README.md, "The round runs beside the stream").
+    if (input.captured_to) self->send(input.captured_to, captured_atom::value, input.seq);
     if (input.snapshot_only) return DecisionPtr(std::make_shared<Decision>());
 
     const goals::Plan plan = goals::plan(st.model, st.settings.planner);

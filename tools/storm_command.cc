@@ -1,0 +1,396 @@
+/// `ballast storm`: a synthetic event storm against the whole engine
+/// (journal, router, broker and partition actors, scheduler and planner,
+/// executor through a simulated port), at a target rate of events per
+/// wall-clock second. Reports the sustained rate, the latency from an
+/// event's arrival (handed to feed()) to applied in the actors, plan time
+/// per round, peak RSS and any invariant break; exits 2 when the engine
+/// falls behind or an invariant breaks.
+///
+/// Time: the storm's clock is the wall clock since the storm began (Ticks
+/// every second carry it), so planning rounds run as they would live.
+/// Arrival-to-applied latency is measured per fed batch (about 1 ms of
+/// events): a batch is applied once the router has routed it and the
+/// partition actors have applied every message sent up to then.
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "actors/engine.h"
+#include "adapters/sim/storm_generator.h"
+#include "tools/cli_common.h"
+#include "tools/commands.h"
+
+namespace ballast::tools {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct StormOptions {
+    int32_t brokers = 100;
+    int32_t partitions = 100'000;
+    double rate = 500'000;
+    double duration_s = 30;
+    std::string pattern = "metrics-flood";
+    std::string journal;
+    uint64_t seed = 1;
+    int64_t move_ms = 1'500;
+    bool json = false;
+};
+
+struct Rss {
+    uint64_t now = 0;
+    uint64_t peak = 0;
+};
+
+Rss rss_bytes() {
+    Rss rss;
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind("VmRSS:", 0) == 0) rss.now = std::stoull(line.substr(6)) * 1024;
+        if (line.rfind("VmHWM:", 0) == 0) rss.peak = std::stoull(line.substr(6)) * 1024;
+    }
+    return rss;
+}
+
+double percentile(std::vector<double> values, double p) {
+    if (values.empty()) return 0;
+    std::sort(values.begin(), values.end());
+    const size_t index = std::min(values.size() - 1, static_cast<size_t>(p * static_cast<double>(values.size())));
+    return values[index];
+}
+
+/// Watches the engine's counters from outside and times each fed batch
+/// from feed() to applied (see the file comment).
+class LatencyMonitor {
+public:
+    explicit LatencyMonitor(const actors::Engine& engine) : _engine(engine) {
+        _thread = std::thread([this] { run(); });
+    }
+    ~LatencyMonitor() { stop(); }
+    void stop() {
+        _stop = true;
+        if (_thread.joinable()) _thread.join();
+    }
+    /// A batch fed at `at`; the engine has been fed `fed_total` events with it.
+    void fed(Clock::time_point at, uint64_t fed_total) {
+        std::lock_guard<std::mutex> lock(_mutex);
+        _pending.push_back({at, fed_total, UINT64_MAX});
+    }
+    std::vector<double> latencies_ms() {
+        std::lock_guard<std::mutex> lock(_mutex);
+        return _latencies_ms;
+    }
+    /// The `n` slowest batches: (seconds after `start` they were fed, ms).
+    std::vector<std::pair<double, double>> slowest(size_t n, Clock::time_point start) {
+        std::lock_guard<std::mutex> lock(_mutex);
+        std::vector<size_t> order(_latencies_ms.size());
+        for (size_t i = 0; i < order.size(); i++) order[i] = i;
+        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return _latencies_ms[a] > _latencies_ms[b]; });
+        std::vector<std::pair<double, double>> out;
+        for (size_t i = 0; i < order.size() && i < n; i++) {
+            out.push_back({std::chrono::duration<double>(_fed_at[order[i]] - start).count(), _latencies_ms[order[i]]});
+        }
+        return out;
+    }
+    size_t pending() {
+        std::lock_guard<std::mutex> lock(_mutex);
+        return _pending.size();
+    }
+
+private:
+    struct Batch {
+        Clock::time_point fed_at;
+        uint64_t fed_total;
+        uint64_t messages_target;  // partition messages to be applied; UINT64_MAX: not routed yet
+    };
+    void run() {
+        while (!_stop) {
+            {
+                std::lock_guard<std::mutex> lock(_mutex);
+                const uint64_t routed = _engine.progress().events_routed.load(std::memory_order_acquire);
+                const uint64_t sent = _engine.progress().partition_messages_sent.load(std::memory_order_acquire);
+                const uint64_t applied = _engine.partition_table().applied();
+                const Clock::time_point now = Clock::now();
+                for (Batch& b : _pending) {
+                    if (b.messages_target != UINT64_MAX || routed < b.fed_total) break;
+                    b.messages_target = sent;  // read after routed: covers the batch's messages
+                }
+                while (!_pending.empty() && _pending.front().messages_target != UINT64_MAX &&
+                       applied >= _pending.front().messages_target) {
+                    _latencies_ms.push_back(std::chrono::duration<double, std::milli>(now - _pending.front().fed_at).count());
+                    _fed_at.push_back(_pending.front().fed_at);
+                    _pending.pop_front();
+                }
+            }
+            std::this_thread::sleep_for(std::chrono::microseconds(100));
+        }
+    }
+
+    const actors::Engine& _engine;
+    std::mutex _mutex;
+    std::deque<Batch> _pending;
+    std::vector<double> _latencies_ms;
+    std::vector<Clock::time_point> _fed_at;  // parallel to _latencies_ms
+    std::atomic<bool> _stop{false};
+    std::thread _thread;
+};
+
+/// Storm defaults where the user set nothing: no fsync (a load test of the
+/// engine, not of the disk; --set ballast.journal.sync=true measures both),
+/// rounds every 10 s, and snapshots every 20M events (a snapshot copies
+/// every partition record: at storm rates the default 100,000 would take one
+/// every 0.2 s).
+void storm_defaults(events::Config& c) {
+    const auto unless_set = [&](const char* key, const char* value) {
+        if (c.origin(key) == "default") (void)c.set(key, value, "storm");
+    };
+    unless_set("ballast.journal.sync", "false");
+    unless_set("autobalancer.controller.anomaly.detect.interval.ms", "10000");
+    unless_set("ballast.snapshot.interval.events", "20000000");
+    unless_set("ballast.cluster.flavor", "automq");
+    unless_set("ballast.log.level", "warn");
+}
+
+int run_storm(const Context& ctx, const StormOptions& options) {
+    events::Result<sim::StormPattern> pattern = sim::parse_storm_pattern(options.pattern);
+    if (!pattern) return report_error(pattern.error());
+    if (options.brokers < 1 || options.partitions < 1 || options.rate <= 0 || options.duration_s <= 0) {
+        return report_error("--brokers, --partitions, --rate and --duration must be positive");
+    }
+    events::Result<events::Config> config = load_config(ctx.global);
+    if (!config) return report_error(config.error());
+    storm_defaults(*config);
+    setup_logging(*config);
+
+    std::string journal = options.journal;
+    bool temporary = false;
+    if (journal.empty()) {
+        std::string pattern_dir = (std::filesystem::temp_directory_path() / "ballast-storm-XXXXXX").string();
+        if (!mkdtemp(pattern_dir.data())) return report_error("cannot create a temporary journal directory");
+        journal = pattern_dir;
+        temporary = true;
+    } else if (std::filesystem::exists(journal) && !std::filesystem::is_empty(journal)) {
+        return report_error("--journal " + journal + ": already holds a journal; a storm starts a new one");
+    }
+
+    sim::StormPort port(options.move_ms);
+    std::mutex plans_mutex;
+    std::map<int64_t, Clock::time_point> tick_fed;  // Tick now_ms -> when it was fed
+    std::vector<double> plan_ms;
+    uint64_t rounds = 0;
+    uint64_t actions = 0;
+    actors::EngineOptions engine_options;
+    engine_options.config = *config;
+    engine_options.journal_path = journal;
+    engine_options.port = &port;
+    engine_options.on_decision = [&](const events::Event& e) {
+        const auto* plan = std::get_if<events::ActionsPlanned>(&e.body);
+        if (!plan) return;
+        const Clock::time_point now = Clock::now();
+        std::lock_guard<std::mutex> lock(plans_mutex);
+        rounds++;
+        actions += plan->actions.size();
+        auto it = tick_fed.find(e.time_ms);
+        if (it != tick_fed.end()) plan_ms.push_back(std::chrono::duration<double, std::milli>(now - it->second).count());
+    };
+    events::Result<std::unique_ptr<actors::Engine>> started = actors::Engine::start(std::move(engine_options));
+    if (!started) return report_error(started.error());
+    actors::Engine& engine = **started;
+
+    // The cluster first, untimed.
+    sim::StormGenerator generator({options.brokers, options.partitions, *pattern, options.seed});
+    const Clock::time_point setup_start = Clock::now();
+    uint64_t setup_events = 0;
+    for (std::vector<events::Event>& batch : generator.setup(10'000)) {
+        setup_events += batch.size();
+        if (events::Status s = engine.feed(std::move(batch)); !s) return report_error(s.error());
+    }
+    if (events::Status s = engine.wait_idle(); !s) return report_error(s.error());
+    const double setup_s = std::chrono::duration<double>(Clock::now() - setup_start).count();
+    if (!options.json) {
+        std::fprintf(stderr, "storm: %d brokers, %d partitions, %s at %.0f events/s for %.0f s (setup: %" PRIu64
+                             " events in %.1f s)\n",
+                     options.brokers, options.partitions, sim::storm_pattern_name(*pattern), options.rate,
+                     options.duration_s, setup_events, setup_s);
+    }
+
+    // The storm: about 1 ms of events per batch, a Tick and broker totals each second.
+    LatencyMonitor monitor(engine);
+    const uint64_t base_fed = engine.progress().events_routed.load();
+    uint64_t fed = base_fed;
+    uint64_t storm_events = 0;
+    const size_t batch_events = std::max<size_t>(1, static_cast<size_t>(options.rate / 1000));
+    const Clock::time_point start = Clock::now();
+    const auto duration = std::chrono::duration<double>(options.duration_s);
+    int64_t next_tick_ms = 1'000;
+    std::vector<uint64_t> backlog_per_s;
+    uint64_t last_second_events = 0;
+    std::vector<events::Event> batch;
+    events::Status failure;
+    while (Clock::now() - start < duration) {
+        const double elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
+        const int64_t now_ms = static_cast<int64_t>(elapsed_s * 1000);
+        const auto due = static_cast<uint64_t>(options.rate * elapsed_s);
+        if (storm_events >= due && now_ms < next_tick_ms) {
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+            continue;
+        }
+        batch.clear();
+        if (now_ms >= next_tick_ms) {
+            port.set_now(next_tick_ms);
+            for (events::Event& e : port.due(next_tick_ms)) {
+                if (const auto* c = std::get_if<events::PartitionChanged>(&e.body)) generator.moved(c->topic, c->partition, c->replicas);
+                batch.push_back(std::move(e));
+            }
+            batch.push_back(generator.broker_report(next_tick_ms));
+            batch.push_back({0, next_tick_ms, events::Source::clock, events::Tick{next_tick_ms}});
+            {
+                std::lock_guard<std::mutex> lock(plans_mutex);
+                tick_fed[next_tick_ms] = Clock::now();
+            }
+            const uint64_t routed = engine.progress().events_routed.load();
+            backlog_per_s.push_back(fed - routed);
+            if (!options.json) {
+                const Rss rss = rss_bytes();
+                std::fprintf(stderr, "\r  t=%3" PRId64 "s  %9" PRIu64 " events/s  backlog %8" PRIu64 "  RSS %5" PRIu64
+                                     " MiB  rounds %" PRIu64 "   ",
+                             next_tick_ms / 1000, storm_events - last_second_events, fed - routed, rss.now >> 20, rounds);
+            }
+            last_second_events = storm_events;
+            next_tick_ms += 1'000;
+        }
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(batch_events, due > storm_events ? due - storm_events : 0));
+        generator.generate(n, now_ms, batch);
+        storm_events += n;
+        fed += batch.size();
+        const Clock::time_point fed_at = Clock::now();
+        if (events::Status s = engine.feed(std::move(batch)); !s) {
+            failure = s;
+            break;
+        }
+        batch = {};
+        monitor.fed(fed_at, fed);
+    }
+    const double storm_s = std::chrono::duration<double>(Clock::now() - start).count();
+    if (!options.json) std::fprintf(stderr, "\n");
+    if (failure.ok()) failure = engine.wait_idle();
+    const double drained_s = std::chrono::duration<double>(Clock::now() - start).count();
+    // Give the monitor a moment to see the last batches applied.
+    for (int i = 0; i < 100 && monitor.pending() > 0; i++) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    monitor.stop();
+
+    // Verdict.
+    std::vector<std::string> breaks;
+    if (!failure.ok()) breaks.push_back("engine: " + failure.error().to_string());
+    const uint64_t routed = engine.progress().events_routed.load();
+    if (failure.ok() && routed < fed) {
+        breaks.push_back("only " + std::to_string(routed) + " of " + std::to_string(fed) + " events routed after idle");
+    }
+    const uint64_t sent = engine.progress().partition_messages_sent.load();
+    const uint64_t applied = engine.partition_table().applied();
+    if (failure.ok() && applied != sent) {
+        breaks.push_back(std::to_string(sent) + " partition messages sent but " + std::to_string(applied) + " applied");
+    }
+    const uint32_t concurrency = static_cast<uint32_t>(config->get_int32("autobalancer.controller.execution.concurrency"));
+    if (port.outstanding_max() > concurrency) {
+        breaks.push_back("executor ran " + std::to_string(port.outstanding_max()) + " actions at once, cap " +
+                         std::to_string(concurrency));
+    }
+    const double sustained = static_cast<double>(storm_events) / storm_s;
+    // Behind: the rate was not reached, or the backlog kept growing (the last
+    // second's backlog above one second of events).
+    const bool behind = sustained < 0.95 * options.rate ||
+                        (!backlog_per_s.empty() && static_cast<double>(backlog_per_s.back()) > options.rate);
+    const std::vector<double> latencies = monitor.latencies_ms();
+    const std::vector<std::pair<double, double>> slowest = monitor.slowest(5, start);
+    const Rss rss = rss_bytes();
+    std::vector<double> plans;
+    {
+        std::lock_guard<std::mutex> lock(plans_mutex);
+        plans = plan_ms;
+    }
+    engine.stop();
+    if (temporary) {
+        std::error_code ec;
+        std::filesystem::remove_all(journal, ec);
+    }
+
+    nlohmann::ordered_json out;
+    out["pattern"] = sim::storm_pattern_name(*pattern);
+    out["brokers"] = options.brokers;
+    out["partitions"] = options.partitions;
+    out["rate_target"] = options.rate;
+    out["duration_s"] = storm_s;
+    out["events"] = storm_events;
+    out["events_per_s"] = sustained;
+    out["drain_s"] = drained_s - storm_s;
+    out["latency_ms"] = {{"batches", latencies.size()},
+                         {"p50", percentile(latencies, 0.5)},
+                         {"p99", percentile(latencies, 0.99)},
+                         {"max", latencies.empty() ? 0 : *std::max_element(latencies.begin(), latencies.end())}};
+    nlohmann::ordered_json worst = nlohmann::ordered_json::array();
+    for (const auto& [at_s, ms] : slowest) worst.push_back({{"fed_at_s", at_s}, {"ms", ms}});
+    out["latency_ms"]["slowest"] = worst;
+    out["rounds"] = rounds;
+    out["actions"] = actions;
+    out["plan_ms"] = {{"p50", percentile(plans, 0.5)},
+                      {"max", plans.empty() ? 0 : *std::max_element(plans.begin(), plans.end())}};
+    out["peak_rss_mib"] = static_cast<double>(rss.peak) / (1 << 20);
+    out["journal_sync"] = config->get_bool("ballast.journal.sync");
+    out["setup_s"] = setup_s;
+    out["behind"] = behind;
+    out["breaks"] = breaks;
+    if (options.json) {
+        std::printf("%s\n", out.dump().c_str());
+    } else {
+        std::printf("sustained %.0f events/s (target %.0f) over %.1f s; %" PRIu64 " events, drained %.2f s after\n",
+                    sustained, options.rate, storm_s, storm_events, drained_s - storm_s);
+        std::printf("arrival to applied: p50 %.2f ms, p99 %.2f ms, max %.2f ms (%zu batches of ~%zu events)\n",
+                    percentile(latencies, 0.5), percentile(latencies, 0.99),
+                    out["latency_ms"]["max"].get<double>(), latencies.size(), batch_events);
+        std::printf("planning: %" PRIu64 " rounds, %" PRIu64 " actions; Tick to ActionsPlanned p50 %.1f ms, max %.1f ms\n",
+                    rounds, actions, percentile(plans, 0.5), out["plan_ms"]["max"].get<double>());
+        std::printf("peak RSS %.0f MiB; journal sync %s\n", static_cast<double>(rss.peak) / (1 << 20),
+                    config->get_bool("ballast.journal.sync") ? "on" : "off");
+        for (const std::string& b : breaks) std::printf("BROKEN: %s\n", b.c_str());
+        if (behind) std::printf("BEHIND: the engine did not keep up with the target rate\n");
+        if (breaks.empty() && !behind) std::printf("ok: kept up, no invariant broken\n");
+    }
+    return breaks.empty() && !behind ? exit_ok : 2;
+}
+
+}  // namespace
+
+void register_storm_command(CLI::App& app, Context& ctx) {
+    auto options = std::make_shared<StormOptions>();
+    CLI::App* storm = app.add_subcommand("storm", "Load-test the whole engine with a synthetic event storm");
+    storm->add_option("--brokers", options->brokers, "Brokers in the synthetic cluster (default 100)");
+    storm->add_option("--partitions", options->partitions, "Partitions (default 100000)");
+    storm->add_option("--rate", options->rate, "Target events per second (default 500000)");
+    storm->add_option("--duration", options->duration_s, "Seconds of storm (default 30)");
+    storm->add_option("--pattern", options->pattern, "metrics-flood (default), broker-flap, topic-churn or mixed");
+    storm->add_option("--journal", options->journal, "Journal directory (default: a temporary one, removed)");
+    storm->add_option("--seed", options->seed, "Seed of the generator (default 1)");
+    storm->add_option("--move-ms", options->move_ms, "Simulated executor: ms until an action completes (default 1500)");
+    storm->add_flag("--json", options->json, "One JSON object instead of the report");
+    storm->callback([&ctx, options] { ctx.exit_code = run_storm(ctx, *options); });
+}
+
+}  // namespace ballast::tools
