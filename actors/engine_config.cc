@@ -1,4 +1,5 @@
 #include "actors/engine_config.h"
+#include <algorithm>
 
 namespace ballast::actors {
 
@@ -28,6 +29,9 @@ EngineSettings settings_from(const events::Config& c) {
     p.metrics_delay_ms = c.get_int64(prefix + "metrics.delay.ms");
     p.partition_cooldown_ms = c.get_int64("ballast.partition.cooldown.ms");
     p.return_block_ms = c.get_int64("ballast.partition.return.block.ms");
+    const std::vector<std::string>& kinds = c.get_string_list("ballast.planner.actions");
+    p.swaps_allowed = std::find(kinds.begin(), kinds.end(), "swap") != kinds.end();
+    p.leader_changes_allowed = std::find(kinds.begin(), kinds.end(), "leader") != kinds.end();
     const auto concurrency = static_cast<uint32_t>(c.get_int32(prefix + "execution.concurrency"));
     // Plan a few rounds ahead of what the gate lets through, bounded.
     p.actions_max = std::min<uint32_t>(concurrency * 4, 100'000);

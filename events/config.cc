@@ -19,6 +19,9 @@ namespace {
 constexpr int64_t int32_max = std::numeric_limits<int32_t>::max();
 
 std::string check_capacity_override(std::string_view element);
+std::string check_action_kind(std::string_view element) {
+    return element == "move" || element == "swap" || element == "leader" ? std::string() : "move, swap or leader";
+}
 constexpr int64_t two_pow_62 = int64_t{1} << 62;
 constexpr int64_t one_day_ms = 86'400'000;
 
@@ -136,6 +139,11 @@ std::vector<KeySpec> make_config_keys() {
                 "A snapshot of the cluster model is written every this many events."),
         int_key(int64, "ballast.partition.cooldown.ms", "60000", 0, one_day_ms,
                 "A partition that just moved is not moved again for this long."),
+        KeySpec{.key = "ballast.planner.actions",
+                .type = ValueType::string_list,
+                .default_value = "move,swap,leader",
+                .description = "Kinds of action balancing may use besides moves (always on): swap, leader; AutoMQ's balancer: move only.",
+                .element_check = check_action_kind},
         int_key(int64, "ballast.partition.return.block.ms", "300000", 0, one_day_ms,
                 "A balancing move never puts a partition back on a broker it left less than this ago."),
         int_key(int64, "ballast.broker.failure.grace.ms", "10000", 0, one_day_ms,

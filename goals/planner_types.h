@@ -91,6 +91,11 @@ struct PlannerConfig {
     /// ago. Goals that pull different ways (counts against network out)
     /// would otherwise move a partition A -> B -> A as the cluster settles.
     int64_t return_block_ms = 300'000;
+    /// Which kinds of action balancing may use. AutoMQ's balancer moves
+    /// only (no swaps, no leader changes); `ballast.planner.actions=move`
+    /// plans the same way, for comparison. Evacuations always move.
+    bool swaps_allowed = true;
+    bool leader_changes_allowed = true;
 
     /// Upper bound on the actions one plan proposes (the gate takes fewer).
     uint32_t actions_max = 1'000;

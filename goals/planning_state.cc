@@ -368,6 +368,7 @@ bool PlanningState::valid(const Candidate& c, bool repair) const {
             return movable(c.partition) && source_gives && destination.eligible &&
                    (repair || !returns_early(c.partition, c.destination));
         case ActionKind::swap:
+            if (!_config.swaps_allowed) return false;
             if (c.swap_partition >= partition_count() || c.swap_partition == c.partition) return false;
             if (!repair && (returns_early(c.partition, c.destination) || returns_early(c.swap_partition, c.source))) {
                 return false;
@@ -377,6 +378,7 @@ bool PlanningState::valid(const Candidate& c, bool repair) const {
                    !holds(c.destination, c.partition) && holds(c.destination, c.swap_partition) &&
                    !holds(c.source, c.swap_partition);
         case ActionKind::leader:
+            if (!_config.leader_changes_allowed) return false;
             return movable(c.partition) && partition(c.partition).replica_count > 1 &&
                    _leader[c.partition] == static_cast<int32_t>(c.source) &&
                    holds(c.destination, c.partition) && source_gives && destination.eligible;

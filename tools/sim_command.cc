@@ -85,9 +85,9 @@ int run_sim(const Context& ctx, const SimOptions& options) {
     // Random scenarios stop changing at a known time: thrash is checked after it.
     const int64_t quiet_from_ms = options.random_seed != 0 ? sim::random_disturbed_until_ms(*scenario) : -1;
     SimChecker checker(*scenario, *config, quiet_from_ms);
-    TimelinePrinter timeline(stdout);
+    TimelinePrinter timeline(options.quiet ? nullptr : stdout);
     run.on_step = [&](const SimStep& step) {
-        if (!options.quiet) timeline.step(step);
+        timeline.step(step);
         if (options.check) checker.step(step);
     };
     events::Result<SimRunSummary> summary = run_simulation(run);

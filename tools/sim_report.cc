@@ -21,7 +21,7 @@ std::string join_ids(const std::vector<int32_t>& ids) {
 void TimelinePrinter::step(const SimStep& step) {
     _loads = step.cluster.broker_loads();
     const auto line = [&](int64_t time_ms, const std::string& text) {
-        std::fprintf(_out, "%-12s %s\n", format_time_ms(time_ms).c_str(), text.c_str());
+        if (_out) std::fprintf(_out, "%-12s %s\n", format_time_ms(time_ms).c_str(), text.c_str());
     };
     uint64_t completed_here = 0;
     for (const events::Event& e : step.fed) {
@@ -55,10 +55,10 @@ void TimelinePrinter::step(const SimStep& step) {
             line(e.time_ms, "round " + std::to_string(plan->round) + ": " + std::to_string(plan->actions.size()) +
                                 " action(s)" + (plan->held.empty() ? "" : ", " + std::to_string(plan->held.size()) +
                                                                             " held back by the gate"));
-            for (size_t i = 0; i < plan->actions.size() && i < _actions_listed_max; i++) {
+            for (size_t i = 0; _out && i < plan->actions.size() && i < _actions_listed_max; i++) {
                 std::fprintf(_out, "%-12s   %s\n", "", describe_action(plan->actions[i]).c_str());
             }
-            if (plan->actions.size() > _actions_listed_max) {
+            if (_out && plan->actions.size() > _actions_listed_max) {
                 std::fprintf(_out, "%-12s   ... and %zu more\n", "", plan->actions.size() - _actions_listed_max);
             }
         } else if (const auto* t = std::get_if<events::ActionTimedOut>(&e.body)) {
@@ -126,6 +126,10 @@ std::string format_summary(const SimRunSummary& summary, const TimelinePrinter& 
     out += text;
     if (summary.engine_restarts > 0) {
         out += "engine restarts (recovered from the journal): " + std::to_string(summary.engine_restarts) + "\n";
+    }
+    if (timeline.last_completion_ms() >= 0) {
+        out += "first action at " + format_time_ms(timeline.first_action_ms()) + ", last completed at " +
+               format_time_ms(timeline.last_completion_ms()) + "\n";
     }
     out += "final broker loads:\n" + format_broker_loads(timeline.final_loads());
     std::snprintf(text, sizeof text, "final spread (max/mean): in %.2f, out %.2f\n",

@@ -14,8 +14,8 @@
 
 namespace ballast::tools {
 
-/// Prints the notable things of each step as they happen, and keeps the
-/// counts the summary needs.
+/// Prints the notable things of each step as they happen (`out` null:
+/// prints nothing), and keeps the counts the summary needs.
 class TimelinePrinter {
 public:
     explicit TimelinePrinter(std::FILE* out, size_t actions_listed_max = 8)

@@ -245,6 +245,38 @@ TEST(NetworkDistributionGoal, SwapsWhenNoMoveFits) {
     EXPECT_EQ(replica_counts(apply(model, result, config.flavor)), (std::vector<int32_t>{4, 4}));
 }
 
+TEST(NetworkDistributionGoal, MoveOnlyPlanningLikeAutomqNeitherSwapsNorChangesLeaders) {
+    // The model above, where only swaps help: with swaps off nothing can be done.
+    ModelBuilder builder(now_ms);
+    for (int32_t id = 1; id <= 2; id++) builder.broker(id).capacity.replicas_max = 4;
+    builder.topic("t");
+    for (int i = 0; i < 4; i++) builder.partition({1}, 10 * mib, 0);
+    for (int i = 0; i < 4; i++) builder.partition({2}, 2 * mib, 0);
+    PlannerConfig config = only({GoalKind::replica_capacity, GoalKind::network_in_usage_distribution});
+    config.swaps_allowed = false;
+    config.leader_changes_allowed = false;
+    const Plan result = plan(builder.build(), config);
+    EXPECT_TRUE(result.actions.empty());
+    EXPECT_EQ(result.violated_after, std::vector<GoalKind>{GoalKind::network_in_usage_distribution});
+
+    // Leadership is out too: an RF2 cluster whose out-traffic skew a leader
+    // change would fix is balanced by moves or not at all.
+    ModelBuilder rf2(now_ms);
+    for (int32_t id = 1; id <= 3; id++) rf2.broker(id);
+    rf2.topic("t");
+    for (int i = 0; i < 6; i++) rf2.partition({1, 2 + i % 2}, 4 * mib, 8 * mib);
+    const ClusterModel skewed = rf2.build();
+    PlannerConfig everything = only({GoalKind::network_out_usage_distribution});
+    const Plan with_leaders = plan(skewed, everything);
+    EXPECT_TRUE(std::any_of(with_leaders.actions.begin(), with_leaders.actions.end(),
+                            [](const Action& a) { return a.kind == ActionKind::leader; }))
+        << "by default a leader change is the cheap fix here";
+    everything.leader_changes_allowed = false;
+    everything.swaps_allowed = false;
+    const Plan moves = plan(skewed, everything);
+    for (const Action& action : moves.actions) EXPECT_EQ(action.kind, ActionKind::move);
+}
+
 TEST(NetworkDistributionGoal, NeverMovesOntoAStaleBroker) {
     ModelBuilder builder(now_ms);
     for (int32_t id = 1; id <= 3; id++) builder.broker(id);

@@ -300,6 +300,15 @@ TEST(ConfigValues, CapacityOverridesParseEachFieldAndNameABadElement) {
     EXPECT_EQ(config.get_string_list(key).size(), 2u) << "a rejected value changes nothing";
 }
 
+TEST(ConfigValues, PlannerActionsAreMoveSwapOrLeader) {
+    const char* key = "ballast.planner.actions";
+    Config config = Config::defaults();
+    EXPECT_EQ(config.get_string_list(key), (std::vector<std::string>{"move", "swap", "leader"}));
+    ASSERT_TRUE(config.set(key, "move").ok());
+    EXPECT_TRUE(contains(set_message(config, key, "move,teleport"),
+                         "has a bad element 'teleport' (expected move, swap or leader)"));
+}
+
 // ------------------------------------------------------------ goals
 
 TEST(ConfigGoals, AutomqClassNamesAreNormalizedToShortNames) {
