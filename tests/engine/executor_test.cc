@@ -193,3 +193,103 @@ TEST(Executor, NothingRunsTwiceAfterARestart) {
 
 }  // namespace
 }  // namespace ballast::actors
+
+namespace ballast::actors {
+namespace {
+
+/// Moves that never finish (the fake port completes nothing) time out; each
+/// time out holds its partition for cooldown x 2^(failures-1) before the
+/// planner may try it again, instead of every cooldown.
+TEST(Executor, APartitionWhoseMovesTimeOutBacksOffExponentially) {
+    TempDir dir;
+    FakePort port;
+    DecisionLog log;
+    auto engine = start(dir / "j", &port, log,
+                        config_with({"ballast.partition.cooldown.ms=10000", "ballast.partition.return.block.ms=0",
+                                     "autobalancer.controller.anomaly.detect.interval.ms=1000",
+                                     "ballast.action.retries.max=0"}));
+    // Broker 1 carries both hot partitions, broker 2 nothing: one must move.
+    std::vector<Event> events = testing::cluster_setup(2, 1, {});
+    events.push_back(at(0, events::TopicCreated{"t", {}, 2, 1}));
+    for (int32_t p = 0; p < 2; p++) events.push_back(at(0, events::PartitionChanged{"t", p, {1}, 1, {1}, 0}));
+    const double rate = 12.0 * (1 << 20);
+    for (int64_t t = 0; t <= 400'000; t += 1000) {
+        if (t % 10'000 == 0) {
+            events::PartitionMetrics m{1, t, {"t"}, {{0, 0, rate, rate, 1, 1}, {0, 1, rate, rate, 1, 1}}};
+            events.push_back(at(t, m, events::Source::kafka_metrics));
+            events.push_back(at(t, events::BrokerMetrics{t, {{1, 0, 0, 0, 0}, {2, 0, 0, 0, 0}}}, events::Source::kafka_metrics));
+        }
+        events.push_back(tick(t));
+    }
+    for (size_t i = 0; i < events.size(); i += 50) {
+        std::vector<Event> part(events.begin() + static_cast<std::ptrdiff_t>(i),
+                                events.begin() + static_cast<std::ptrdiff_t>(std::min(events.size(), i + 50)));
+        feed(*engine, std::move(part));
+    }
+    // Per partition: when each of its actions was planned and when it timed out.
+    std::map<uint64_t, int32_t> partition_of;
+    std::map<int32_t, std::vector<std::pair<int64_t, int64_t>>> tries;  // planned, timed out
+    std::map<uint64_t, int64_t> planned_at;
+    for (const Event& e : log.events()) {
+        if (const auto* p = std::get_if<events::ActionsPlanned>(&e.body)) {
+            for (const events::Action& a : p->actions) {
+                partition_of[a.action_id] = a.partition;
+                planned_at[a.action_id] = e.time_ms;
+            }
+        } else if (const auto* t = std::get_if<events::ActionTimedOut>(&e.body)) {
+            tries[partition_of.at(t->action_id)].push_back({planned_at.at(t->action_id), e.time_ms});
+        }
+    }
+    size_t retried_twice = 0;
+    for (const auto& [partition, list] : tries) {
+        for (size_t i = 1; i < list.size(); i++) {
+            const int64_t hold_ms = 10'000 << (i - 1);  // after the i-th failure
+            EXPECT_GE(list[i].first - list[i - 1].second, hold_ms)
+                << "partition " << partition << ", try " << i + 1 << " came too early";
+        }
+        retried_twice += list.size() >= 3;
+    }
+    EXPECT_GT(retried_twice, 0u) << "no partition failed often enough to show the doubling";
+}
+
+}  // namespace
+}  // namespace ballast::actors
+
+namespace ballast::actors {
+namespace {
+
+/// Rounds plan as if the actions in flight had completed: while two moves
+/// from broker 1 to broker 2 are still running, the next rounds see the
+/// load already balanced and move nothing more (without the projection they
+/// would see broker 2 empty and send it the other two partitions as well).
+TEST(Executor, RoundsPlanAsIfActionsInFlightHadCompleted) {
+    TempDir dir;
+    FakePort port;
+    DecisionLog log;
+    auto engine = start(dir / "j", &port, log,
+                        config_with({"autobalancer.controller.anomaly.detect.interval.ms=5000",
+                                     "ballast.action.timeout.ms=600000"}));
+    std::vector<Event> events = testing::cluster_setup(2, 1, {});
+    events.push_back(at(0, events::TopicCreated{"t", {}, 4, 1}));
+    for (int32_t p = 0; p < 4; p++) events.push_back(at(0, events::PartitionChanged{"t", p, {1}, 1, {1}, 0}));
+    const double rate = 4.0 * (1 << 20);
+    for (int64_t t = 0; t <= 120'000; t += 1000) {
+        if (t % 10'000 == 0) {
+            events::PartitionMetrics m{1, t, {"t"}, {}};
+            for (int32_t p = 0; p < 4; p++) m.samples.push_back({0, p, rate, rate, 1, 1});
+            events.push_back(at(t, m, events::Source::kafka_metrics));
+            events.push_back(at(t, events::BrokerMetrics{t, {{1, 0, 0, 0, 0}, {2, 0, 0, 0, 0}}}, events::Source::kafka_metrics));
+        }
+        events.push_back(tick(t));
+    }
+    feed(*engine, events);
+    std::set<int32_t> moved;
+    for (const events::ActionsPlanned& plan : log.plans()) {
+        for (const events::Action& a : plan.actions) moved.insert(a.partition);
+    }
+    EXPECT_EQ(moved.size(), 2u) << "two moves balance 16/0 MiB/s; the rest would overshoot to 0/16";
+    EXPECT_EQ(port.submitted().size(), 2u);
+}
+
+}  // namespace
+}  // namespace ballast::actors

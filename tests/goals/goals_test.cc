@@ -277,6 +277,32 @@ TEST(NetworkDistributionGoal, MoveOnlyPlanningLikeAutomqNeitherSwapsNorChangesLe
     for (const Action& action : moves.actions) EXPECT_EQ(action.kind, ActionKind::move);
 }
 
+TEST(NetworkDistributionGoal, DoesNotPutAPartitionBackOnTheBrokerItJustLeft) {
+    // Broker 1 is hot; broker 2 is the emptiest; the hot partitions came
+    // from broker 2 a minute ago. Broker 3 is nearly as empty.
+    auto build = [&](int64_t left_ms) {
+        ModelBuilder builder(now_ms);
+        for (int32_t id = 1; id <= 3; id++) builder.broker(id);
+        builder.topic("t");
+        for (int i = 0; i < 4; i++) {
+            Partition& p = builder.partition({1}, 8 * mib, 0);
+            p.left_broker = 2;
+            p.left_ms = left_ms;
+        }
+        builder.partition({3}, 1 * mib, 0);
+        return builder.build();
+    };
+    const PlannerConfig config = only({GoalKind::network_in_usage_distribution});
+    const Plan recent = plan(build(now_ms - 60'000), config);
+    ASSERT_FALSE(recent.actions.empty());
+    // Partitions 0-3 left broker 2; partition 4 never did.
+    const auto back_on_2 = [](const Action& a) { return a.partition < 4 && a.destination == 2; };
+    EXPECT_TRUE(std::none_of(recent.actions.begin(), recent.actions.end(), back_on_2)) << "back within the return block";
+    const Plan later = plan(build(now_ms - config.return_block_ms - 1), config);
+    EXPECT_TRUE(std::any_of(later.actions.begin(), later.actions.end(), back_on_2))
+        << "after the block the emptiest broker is fair game again";
+}
+
 TEST(NetworkDistributionGoal, NeverMovesOntoAStaleBroker) {
     ModelBuilder builder(now_ms);
     for (int32_t id = 1; id <= 3; id++) builder.broker(id);
