@@ -1,0 +1,111 @@
+/// `ballast demo`, `ballast sim` and `ballast storm` end to end, as a
+/// person runs them: what they print, the files they write, their errors.
+
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/temp_dir.h"
+
+namespace ballast::tools {
+namespace {
+
+using testing::TempDir;
+
+struct Outcome {
+    int exit_code = -1;
+    std::string out;
+};
+
+Outcome ballast(const std::string& args) {
+    const char* bin = std::getenv("BALLAST_BIN");
+    EXPECT_NE(bin, nullptr) << "set BALLAST_BIN to the ballast binary";
+    Outcome outcome;
+    if (!bin) return outcome;
+    FILE* pipe = popen((std::string(bin) + " " + args + " 2>&1").c_str(), "r");
+    char buffer[4096];
+    size_t n = 0;
+    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) outcome.out.append(buffer, n);
+    const int status = pclose(pipe);
+    outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return outcome;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(SimCli, TheDemoShowsBothSeedScenariosAndWritesItsChartAndJournals) {
+    TempDir dir;
+    Outcome demo = ballast("demo --out " + dir.path());
+    ASSERT_EQ(demo.exit_code, 0) << demo.out;
+    EXPECT_TRUE(contains(demo.out, "== 1. Node change")) << demo.out;
+    EXPECT_TRUE(contains(demo.out, "Topic: self-balancing-topic\tPartition: 0\tLeader: 1\tReplicas: 1\tIsr: 1")) << demo.out;
+    EXPECT_TRUE(contains(demo.out, "after broker 3 stopped: every partition on brokers 1 and 2")) << demo.out;
+    EXPECT_TRUE(contains(demo.out, "== 2. Traffic skew")) << demo.out;
+    EXPECT_TRUE(contains(demo.out, "<- skew")) << demo.out;
+    EXPECT_TRUE(contains(demo.out, "inside the +-10% band")) << demo.out;
+    const std::string svg = dir / "ballast-demo/traffic-skew.svg";
+    ASSERT_TRUE(std::filesystem::exists(svg));
+    std::ifstream in(svg);
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_TRUE(contains(text.str(), "<svg")) << "an SVG file";
+    EXPECT_TRUE(contains(text.str(), "broker 1"));
+    // The journals replay to the same decisions.
+    Outcome replay = ballast("replay --journal " + (dir / "ballast-demo/node-change.journal"));
+    EXPECT_EQ(replay.exit_code, 0) << replay.out;
+    EXPECT_TRUE(contains(replay.out, "identical to the journal")) << replay.out;
+}
+
+TEST(SimCli, ARandomSeedRunsWithItsChecksAndNamesItsVerdict) {
+    TempDir dir;
+    Outcome sim = ballast("sim --random-seed 3 --check --quiet --journal " + (dir / "j"));
+    EXPECT_EQ(sim.exit_code, 0) << sim.out;
+    EXPECT_TRUE(contains(sim.out, "check random-3: ok")) << sim.out;
+    EXPECT_TRUE(contains(sim.out, "replay: all")) << sim.out;
+    // The journal is kept: a second run into it is refused, not mixed in.
+    Outcome again = ballast("sim --random-seed 3 --journal " + (dir / "j"));
+    EXPECT_EQ(again.exit_code, 1);
+    EXPECT_TRUE(contains(again.out, "already holds a journal")) << again.out;
+}
+
+TEST(SimCli, AScenarioFileWithAMistakeIsNamed) {
+    TempDir dir;
+    const std::string file = dir / "bad.json";
+    std::ofstream(file) << R"({"brokers": [{"id": 1}], "events": [{"at": "1s", "stop_broker": 9}]})";
+    Outcome sim = ballast("sim --scenario " + file);
+    EXPECT_EQ(sim.exit_code, 1);
+    EXPECT_TRUE(contains(sim.out, file + ": events[0]: broker 9 is not defined")) << sim.out;
+    Outcome neither = ballast("sim");
+    EXPECT_EQ(neither.exit_code, 1);
+    EXPECT_TRUE(contains(neither.out, "give --scenario FILE")) << neither.out;
+}
+
+/// Timing is for benchmarks: this checks what the storm reports and that no
+/// invariant broke, not whether this machine kept up.
+TEST(SimCli, AStormReportsItsFiguresAsJson) {
+    Outcome storm = ballast("storm --brokers 5 --partitions 200 --rate 2000 --duration 2 --pattern mixed --json");
+    const size_t start = storm.out.find('{');
+    ASSERT_NE(start, std::string::npos) << storm.out;
+    const nlohmann::json j = nlohmann::json::parse(storm.out.substr(start));
+    EXPECT_EQ(j["pattern"], "mixed");
+    EXPECT_EQ(j["partitions"], 200);
+    EXPECT_GT(j["events"].get<uint64_t>(), 0u);
+    EXPECT_TRUE(j["breaks"].empty()) << storm.out;
+    EXPECT_GE(j["latency_ms"]["p99"].get<double>(), j["latency_ms"]["p50"].get<double>());
+    Outcome bad = ballast("storm --pattern hurricane");
+    EXPECT_EQ(bad.exit_code, 1);
+    EXPECT_TRUE(contains(bad.out, "--pattern hurricane: expected metrics-flood, broker-flap, topic-churn or mixed"))
+        << bad.out;
+}
+
+}  // namespace
+}  // namespace ballast::tools
