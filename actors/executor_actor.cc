@@ -187,7 +187,13 @@ caf::behavior executor_actor(caf::stateful_actor<ExecutorState>* self, AdminPort
                     is_running |= r.topic == tracked.action.topic &&
                                   r.partition == tracked.action.partition;
                 }
-                if (!is_running && tracked.next_retry_ms < 0) submit(self, tracked, made, false);
+                // The same attempt, resumed: the executor's state must stay what
+                // the journal's inputs make it (a recovery from this journal
+                // never sees this reconcile), so nothing of `tracked` changes.
+                if (!is_running && tracked.next_retry_ms < 0) {
+                    st.port->submit(tracked.action, tracked.attempt);
+                    made.push_back(made_event(st, events::ActionSubmitted{id, tracked.attempt}));
+                }
             }
             record(self, std::move(made), false);
         },

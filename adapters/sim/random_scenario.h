@@ -16,7 +16,7 @@
 namespace ballast::sim {
 
 /// Time from the last disturbance to the end of a random scenario.
-inline constexpr int64_t random_quiet_tail_ms = 600'000;
+inline constexpr int64_t random_quiet_tail_ms = 1'500'000;
 
 /// When the disturbed part of a random scenario ends (its last timed event
 /// and engine kill happen before this).
