@@ -137,6 +137,8 @@ void write_partition(Writer& w, const PartitionRecord& p) {
     w.raw(p.applied_seq);
     w.raw(p.left_broker);  // version 2
     w.raw(p.left_ms);
+    w.raw(p.left_leader);
+    w.raw(p.left_leader_ms);
 }
 
 /// The bytes one partition record takes, for bounding counts.
@@ -151,7 +153,9 @@ bool read_partition(Reader& r, PartitionRecord* p, uint32_t found_version) {
     ok = ok && r.raw(&p->reporting_broker) && r.raw(&p->bytes_in_per_s) &&
          r.raw(&p->bytes_out_per_s) && r.raw(&p->messages_in_per_s) && r.raw(&p->size_bytes) &&
          r.raw(&p->metrics_time_ms) && r.raw(&p->last_moved_ms) && r.raw(&p->applied_seq);
-    if (found_version >= 2) ok = ok && r.raw(&p->left_broker) && r.raw(&p->left_ms);
+    if (found_version >= 2) {
+        ok = ok && r.raw(&p->left_broker) && r.raw(&p->left_ms) && r.raw(&p->left_leader) && r.raw(&p->left_leader_ms);
+    }
     p->exists = exists != 0;
     return ok;
 }

@@ -27,6 +27,10 @@ void apply_partition_update(PartitionRecord& record, const PartitionUpdate& upda
                     }
                 }
             }
+            if (record.exists && record.leader >= 0 && update.leader != record.leader) {
+                record.left_leader = record.leader;
+                record.left_leader_ms = update.time_ms;
+            }
             record.exists = true;
             record.leader = update.leader;
             record.replica_count = update.replica_count;

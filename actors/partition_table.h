@@ -48,6 +48,8 @@ struct PartitionRecord {
     int64_t last_moved_ms = -1;  // when a move of it last completed
     int32_t left_broker = -1;    // the broker a metadata change last took a replica off
     int64_t left_ms = -1;        // ... and when
+    int32_t left_leader = -1;    // the broker that last lost leadership of it
+    int64_t left_leader_ms = -1; // ... and when
     uint64_t applied_seq = 0;    // the newest event applied
 };
 

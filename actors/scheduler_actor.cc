@@ -40,6 +40,9 @@ void fill_partition(const SchedulerState& st, const PartitionRecord& record, uin
     p.last_moved_ms = record.last_moved_ms;
     p.left_broker = record.left_broker;
     p.left_ms = record.left_ms;
+    p.left_leader = record.left_leader;
+    p.left_leader_ms = record.left_leader_ms;
+    p.held_until_ms = -1;  // set from the executor's backoff afterwards
     p.in_flight = false;  // overlaid from the executor's view afterwards
     p.excluded = topic_excluded(st, st.model.topics[topic]);
 }
@@ -166,8 +169,9 @@ void update_partitions(SchedulerState& st, const PlanInput& input) {
         }
     }
     // Backoff: a partition whose moves keep ending unfinished is held for
-    // cooldown x 2^(failures-1) from its last failure, shown to the planner
-    // and the gate as a move that far ahead (restored like a projection).
+    // cooldown x 2^(failures-1) from its last failure: no action on it, not
+    // even an evacuation (one that timed out would otherwise be resubmitted
+    // at once, forever). Restored like a projection at the next barrier.
     const int64_t cooldown_ms = st.settings.planner.partition_cooldown_ms;
     for (const auto& [slot, backoff] : input.executor->backoff) {
         if (slot >= st.slot_to_model.size() || st.slot_to_model[slot] == UINT32_MAX) continue;
@@ -175,7 +179,7 @@ void update_partitions(SchedulerState& st, const PlanInput& input) {
         const uint32_t index = st.slot_to_model[slot];
         const int64_t hold_ms = cooldown_ms << std::min<uint32_t>(backoff.failures - 1, 6);
         goals::Partition& p = st.model.partitions[index];
-        p.last_moved_ms = std::max(p.last_moved_ms, backoff.last_failed_ms + hold_ms - cooldown_ms);
+        p.held_until_ms = backoff.last_failed_ms + hold_ms;
         st.projected.push_back(index);
     }
 }

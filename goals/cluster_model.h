@@ -4,8 +4,8 @@
 /// journal sequence number. The scheduler builds it from the broker and
 /// partition actors' answers to a barrier; the planner only reads it.
 ///
-/// Sizes (back of the envelope, 1,000,000 partitions RF3): `Partition` is 80
-/// bytes -> 80 MB; `replicas` 3 x 4 bytes -> 12 MB; brokers are noise. The
+/// Sizes (back of the envelope, 1,000,000 partitions RF3): `Partition` is 104
+/// bytes -> 104 MB; `replicas` 3 x 4 bytes -> 12 MB; brokers are noise. The
 /// scheduler keeps one copy and patches it, so a plan never copies it whole.
 
 #include <cstdint>
@@ -66,6 +66,13 @@ struct Partition {
     /// PlannerConfig::return_block_ms).
     int32_t left_broker = -1;
     int64_t left_ms = -1;
+    /// The broker that last lost its leadership, and when (-1: none): a
+    /// balancing leader change does not hand it back for a while either.
+    int32_t left_leader = -1;
+    int64_t left_leader_ms = -1;
+    /// Its moves keep ending unfinished: no action at all (not even an
+    /// evacuation) until then; -1: not held. See the scheduler's backoff.
+    int64_t held_until_ms = -1;
     bool in_flight = false;          // an action on it is running
     bool excluded = false;           // its topic is excluded
     bool operator==(const Partition&) const = default;

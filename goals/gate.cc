@@ -76,7 +76,10 @@ GateResult apply_gate(const Plan& plan, const ClusterModel& model, const GateSta
             for (size_t i = 0; i < partition_count; i++) planned.insert(partitions[i]);
         };
 
-        if (any([&](uint32_t p) { return model.partitions[p].in_flight || planned.contains(p); })) {
+        if (any([&](uint32_t p) {
+                const Partition& partition = model.partitions[p];
+                return partition.in_flight || model.now_ms < partition.held_until_ms || planned.contains(p);
+            })) {
             hold(action, HoldReason::in_flight);
             remember();
             continue;

@@ -88,8 +88,9 @@ struct PlannerConfig {
     int64_t partition_cooldown_ms = 60'000;
     /// A balancing move (not an evacuation, not a hard-goal repair) never
     /// puts a replica back on the broker the partition left less than this
-    /// ago. Goals that pull different ways (counts against network out)
-    /// would otherwise move a partition A -> B -> A as the cluster settles.
+    /// ago, nor a leader change leadership back on the broker that lost it.
+    /// Goals that pull different ways (counts against network out) would
+    /// otherwise move a partition A -> B -> A as the cluster settles.
     int64_t return_block_ms = 300'000;
     /// Which kinds of action balancing may use. AutoMQ's balancer moves
     /// only (no swaps, no leader changes); `ballast.planner.actions=move`

@@ -85,7 +85,7 @@ void PlanningState::build_overlay() {
     for (size_t p = 0; p < partition_count; p++) {
         const Partition& partition = _model.partitions[p];
         if (partition.leader >= 0) _leader[p] = static_cast<int32_t>(index(partition.leader));
-        _fixed[p] = partition.excluded || partition.in_flight || cooling_down(static_cast<uint32_t>(p));
+        _fixed[p] = partition.excluded || in_flight(static_cast<uint32_t>(p)) || cooling_down(static_cast<uint32_t>(p));
         for (uint32_t b : replicas(static_cast<uint32_t>(p))) per_broker[b + 1]++;
     }
     // Compressed rows: the model's partitions of each broker, in partition order.
@@ -133,6 +133,12 @@ bool PlanningState::returns_early(uint32_t p, uint32_t b) const {
     const Partition& partition = _model.partitions[p];
     return partition.left_broker >= 0 && partition.left_broker == broker_id(b) &&
            _model.now_ms - partition.left_ms < _config.return_block_ms;
+}
+
+bool PlanningState::leadership_returns_early(uint32_t p, uint32_t b) const {
+    const Partition& partition = _model.partitions[p];
+    return partition.left_leader >= 0 && partition.left_leader == broker_id(b) &&
+           _model.now_ms - partition.left_leader_ms < _config.return_block_ms;
 }
 
 bool PlanningState::cooling_down(uint32_t p) const {
@@ -379,6 +385,7 @@ bool PlanningState::valid(const Candidate& c, bool repair) const {
                    !holds(c.source, c.swap_partition);
         case ActionKind::leader:
             if (!_config.leader_changes_allowed) return false;
+            if (!repair && leadership_returns_early(c.partition, c.destination)) return false;
             return movable(c.partition) && partition(c.partition).replica_count > 1 &&
                    _leader[c.partition] == static_cast<int32_t>(c.source) &&
                    holds(c.destination, c.partition) && source_gives && destination.eligible;

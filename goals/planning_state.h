@@ -151,11 +151,18 @@ public:
     /// The load partition `p` puts on broker `b` as things stand (b holds p).
     Load replica_load_on(uint32_t p, uint32_t b) const;
     bool excluded(uint32_t p) const { return _model.partitions[p].excluded; }
-    bool in_flight(uint32_t p) const { return _model.partitions[p].in_flight; }
+    /// In flight, or held by the backoff of moves that keep failing: no
+    /// action of any kind, evacuations included.
+    bool in_flight(uint32_t p) const {
+        const Partition& partition = _model.partitions[p];
+        return partition.in_flight || _model.now_ms < partition.held_until_ms;
+    }
     bool cooling_down(uint32_t p) const;
     /// Would a balancing action put `p` back on broker index `b`, which it
     /// left less than return_block_ms ago?
     bool returns_early(uint32_t p, uint32_t b) const;
+    /// The same for leadership: would a leader change hand `p` back to `b`?
+    bool leadership_returns_early(uint32_t p, uint32_t b) const;
     /// An action of this plan moved it (evacuations count).
     bool touched(uint32_t p) const { return _touched[p] != 0; }
     /// Free for a balancing action: not excluded, in flight, cooling down or touched.

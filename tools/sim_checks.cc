@@ -75,6 +75,17 @@ void SimChecker::fail(int64_t time_ms, const std::string& what) {
 }
 
 void SimChecker::step(const SimStep& step) {
+    // Partitions an engine action finished on this step: their metadata
+    // changes are the engine's doing (a failover's are not).
+    std::set<std::pair<std::string, int32_t>> acted_on;
+    for (const events::Event& e : step.fed) {
+        const auto* done = std::get_if<events::ActionCompleted>(&e.body);
+        if (!done) continue;
+        auto it = _actions.find(done->action_id);
+        if (it == _actions.end()) continue;
+        acted_on.insert({it->second.topic, it->second.partition});
+        if (it->second.kind == events::ActionKind::swap) acted_on.insert({it->second.swap_topic, it->second.swap_partition});
+    }
     for (const events::Event& e : step.fed) {
         if (const auto* r = std::get_if<events::BrokerRegistered>(&e.body)) {
             _brokers[r->broker_id] = {true, -1};
@@ -93,7 +104,35 @@ void SimChecker::step(const SimStep& step) {
             std::vector<int32_t> set = changed->replicas;
             std::sort(set.begin(), set.end());
             std::vector<int32_t>& last = _last_set[key];
-            if (set == last) continue;
+            if (set == last) {
+                // Leadership alone: the same ping-pong rule for who leads.
+                int32_t& leader = _last_leader[key];
+                if (changed->leader == leader || changed->leader < 0) continue;
+                const auto goal = _last_goal.find(key);
+                const bool balancing = goal == _last_goal.end() || !is_hard_goal_name(goal->second);
+                const auto before = _before_last_leader.find(key);
+                const auto when = _leader_change_ms.find(key);
+                const bool by_engine = acted_on.count(key) > 0;
+                if (balancing && by_engine && _leader_changed_by_engine[key] && _quiet_from_ms >= 0 &&
+                    e.time_ms >= _quiet_from_ms && before != _before_last_leader.end() &&
+                    before->second == changed->leader && when != _leader_change_ms.end() &&
+                    e.time_ms - when->second < _return_block_ms) {
+                    fail(e.time_ms, "thrash: " + partition_name(changed->topic, changed->partition) +
+                                        " handed leadership straight back to broker " + std::to_string(changed->leader));
+                }
+                _before_last_leader[key] = leader;
+                _leader_change_ms[key] = e.time_ms;
+                _leader_changed_by_engine[key] = by_engine;
+                leader = changed->leader;
+                continue;
+            }
+            // A move changes leadership too (the new first replica may lead).
+            if (_last_leader.count(key) && _last_leader[key] != changed->leader) {
+                _before_last_leader[key] = _last_leader[key];
+                _leader_change_ms[key] = e.time_ms;
+                _leader_changed_by_engine[key] = acted_on.count(key) > 0;
+            }
+            _last_leader[key] = changed->leader;
             if (_quiet_from_ms >= 0 && e.time_ms >= _quiet_from_ms) {
                 // Ping-pong: straight back to the replicas it just left, within
                 // the engine's return block (longer cycles are bounded by settling).

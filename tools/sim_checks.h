@@ -12,7 +12,8 @@
 /// - an action never breaks rack awareness for a partition that had it;
 /// - every action names replicas that exist and brokers that are registered;
 /// - after the disturbances stop, no partition goes straight back to the
-///   replicas it just left (ping-pong A -> B -> A within the return block);
+///   replicas it just left, nor leadership to the broker that just lost it
+///   (ping-pong A -> B -> A within the return block);
 /// - the engine settles: no action in the last 2 minutes of the quiet
 ///   tail (25 minutes after the disturbances stop: soft goals held by
 ///   cooldowns can creep for ~20 minutes in rare seeds), and where the
@@ -95,6 +96,10 @@ private:
     std::map<std::pair<std::string, int32_t>, std::vector<int32_t>> _last_set;  // sorted
     std::map<std::pair<std::string, int32_t>, std::vector<int32_t>> _before_last_set;
     std::map<std::pair<std::string, int32_t>, int64_t> _last_change_ms;
+    std::map<std::pair<std::string, int32_t>, int32_t> _last_leader;
+    std::map<std::pair<std::string, int32_t>, int32_t> _before_last_leader;
+    std::map<std::pair<std::string, int32_t>, int64_t> _leader_change_ms;
+    std::map<std::pair<std::string, int32_t>, bool> _leader_changed_by_engine;
     std::map<std::pair<std::string, int32_t>, std::string> _last_goal;  // of the last action on it
 
     std::map<int32_t, Liveness> _brokers;
