@@ -107,7 +107,15 @@ void SimChecker::step(const SimStep& step) {
             if (set == last) {
                 // Leadership alone: the same ping-pong rule for who leads.
                 int32_t& leader = _last_leader[key];
-                if (changed->leader == leader || changed->leader < 0) continue;
+                if (changed->leader < 0) {
+                    // Offline: who led before is history (the engine remembers
+                    // the broker that lost it now, as the checker does).
+                    _before_last_leader[key] = leader;
+                    _leader_changed_by_engine[key] = false;
+                    leader = -1;
+                    continue;
+                }
+                if (changed->leader == leader) continue;
                 const auto goal = _last_goal.find(key);
                 const bool balancing = goal == _last_goal.end() || !is_hard_goal_name(goal->second);
                 const auto before = _before_last_leader.find(key);
