@@ -176,8 +176,13 @@ void StormGenerator::generate(size_t count, int64_t time_ms, std::vector<events:
                 else if (r < 98) {
                     // Broker flaps at a bounded rate: one in 30 of these.
                     if (_random() % 30 == 0) flap(time_ms, out); else metrics(time_ms, out);
-                } else {
+                } else if (_random() % 20 == 0) {
+                    // Topic churn at a bounded rate too (0.1%: hundreds of
+                    // metadata events a second; deleted partitions keep their
+                    // slots, see actors/README.md).
                     churn(time_ms, out);
+                } else {
+                    metrics(time_ms, out);
                 }
                 break;
             }
