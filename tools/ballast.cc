@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
     register_plan_command(app, ctx);
     register_demo_command(app, ctx);
     register_sim_command(app, ctx);
+    register_run_command(app, ctx);
 
     try {
         app.parse(argc, argv);
