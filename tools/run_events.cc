@@ -6,17 +6,6 @@
 
 namespace ballast::tools {
 
-namespace {
-
-std::string unfixable_line(const events::Unfixable& u) {
-    std::string what = u.topic.empty() ? "broker " + std::to_string(u.broker_id)
-                                       : u.topic + "-" + std::to_string(u.partition) +
-                                             (u.broker_id >= 0 ? " (broker " + std::to_string(u.broker_id) + ")" : "");
-    return what + ": " + u.reason + " [" + u.goal + "]";
-}
-
-}  // namespace
-
 std::string RunLog::describe(uint64_t action_id) {
     auto it = _actions.find(action_id);
     return it == _actions.end() ? "(planned before this journal's oldest record)" : it->second;
@@ -24,23 +13,14 @@ std::string RunLog::describe(uint64_t action_id) {
 
 void RunLog::decision(const events::Event& e) {
     std::lock_guard<std::mutex> lock(_mutex);
-    const char* recovered = _recovering ? " (recovered)" : "";
+    // During Engine::start decisions are replayed from the journal (made before
+    // the restart) or, last, made by the reconcile of what still runs.
+    const char* recovered = _recovering ? " (during start: replayed or reconciled)" : "";
     if (const auto* plan = std::get_if<events::ActionsPlanned>(&e.body)) {
         for (const events::Action& a : plan->actions) {
             _actions[a.action_id] = describe_action(a);
             spdlog::info("round {}: planned action {}: {}{}", plan->round, a.action_id, _actions[a.action_id],
                          recovered);
-        }
-        std::set<std::string> unfixable;
-        for (const events::Unfixable& u : plan->unfixable) unfixable.insert(unfixable_line(u));
-        if (unfixable != _unfixable) {
-            for (const std::string& line : unfixable) {
-                if (!_unfixable.count(line)) spdlog::warn("round {}: cannot fix {}{}", plan->round, line, recovered);
-            }
-            for (const std::string& line : _unfixable) {
-                if (!unfixable.count(line)) spdlog::info("round {}: no longer unfixable: {}", plan->round, line);
-            }
-            _unfixable = std::move(unfixable);
         }
         for (const events::HeldAction& h : plan->held) {
             spdlog::debug("round {}: held {}: {}", plan->round, describe_action(h.action), h.reason);

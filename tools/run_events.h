@@ -19,14 +19,15 @@
 namespace ballast::tools {
 
 /// One line per decision (from the engine's threads) and per outcome (from
-/// the admin port, through the feed). Actions are named by what they do
+/// the admin port, through the feed); what cannot be fixed the engine logs
+/// itself when it changes. Actions are named by what they do
 /// ("MOVE orders-3 3 -> 1 [goal]"), remembered from the plan that made them.
 class RunLog {
 public:
     void decision(const events::Event& e);
     void outcome(const events::Event& e);
-    /// While true (Engine::start replaying its journal), decisions are
-    /// logged as recovered: they were made before the restart.
+    /// While true (Engine::start replaying its journal, then reconciling),
+    /// decisions are marked as made during the start.
     void set_recovering(bool recovering) { _recovering = recovering; }
 
 private:
@@ -34,7 +35,6 @@ private:
 
     std::mutex _mutex;
     std::map<uint64_t, std::string> _actions;  // by id, bounded: forgotten on the outcome
-    std::set<std::string> _unfixable;          // the last round's, logged when it changes
     std::atomic<bool> _recovering{false};
 };
 

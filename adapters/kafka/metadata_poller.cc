@@ -98,6 +98,12 @@ Status MetadataPoller::poll_once() {
         }
     }
     const std::vector<events::Body> changes = diff(_reported, next);
+    if (_polls_done.load() == 0) {
+        size_t partitions = 0;
+        for (const auto& [name, topic] : next.topics) partitions += topic.partitions.size();
+        spdlog::info("first metadata report: {} brokers, {} topics, {} partitions", next.brokers.size(),
+                     next.topics.size(), partitions);
+    }
     if (!changes.empty()) {
         const int64_t now_ms = _clock();
         std::vector<events::Event> batch;

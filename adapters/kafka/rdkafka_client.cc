@@ -3,6 +3,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include <chrono>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -47,6 +48,10 @@ Result<std::unique_ptr<RdKafkaClient>> RdKafkaClient::create(
         {"log.connection.close", "false"},
     };
     if (kind == Kind::consumer) {
+        // Assigned, never subscribed: the group is never joined, but
+        // librdkafka wants one named (without, every poll fails at once
+        // with _UNKNOWN_GROUP and the reader would spin).
+        all.push_back({"group.id", client_id});
         all.push_back({"enable.auto.commit", "false"});
         all.push_back({"enable.auto.offset.store", "false"});
         all.push_back({"enable.partition.eof", "false"});
@@ -175,6 +180,8 @@ Result<std::vector<ConsumedRecord>> RdKafkaClient::consume(int64_t timeout_ms, s
                 return make_error(ErrorCode::io_error, "consumer: fatal: " + text);
             }
             spdlog::debug("consumer: {}: {}", rd_kafka_err2name(error), text);
+            // An error can repeat at once (a partition gone): never spin on it.
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
             continue;
         }
         ConsumedRecord record;
