@@ -150,6 +150,15 @@ int run_live(const LiveRunOptions& options) {
                  config.get_string("ballast.journal.path"), engine->recovered_seq(),
                  config.get_string("ballast.cluster.flavor"));
     feed.set_engine(engine.get());
+    // Whatever way this function ends, nothing feeds the engine once it is gone.
+    struct Unfeed {
+        EngineFeed& feed;
+        kafka::KafkaAdminPort& port;
+        ~Unfeed() {
+            port.stop();
+            feed.set_engine(nullptr);
+        }
+    } unfeed{feed, port};
 
     // Metadata first: the port judges completion by what the poller reported.
     kafka::MetadataPollerOptions poller_options;
