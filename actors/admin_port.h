@@ -46,6 +46,15 @@ public:
     /// The reassignments running now, for reconciling after a restart: an
     /// action found running is tracked, never submitted a second time.
     virtual std::vector<RunningReassignment> running() = 0;
+
+    /// After a restart: `action` (its `attempt`-th try) was found running,
+    /// so it is not submitted again; the port follows it to its outcome and
+    /// reports that as it would for a submitted one. A port that keeps its
+    /// own record of what runs (the simulator) need not do anything.
+    virtual void adopt(const events::Action& action, uint32_t attempt) {
+        (void)action;
+        (void)attempt;
+    }
 };
 
 }  // namespace ballast::actors

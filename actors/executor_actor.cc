@@ -182,16 +182,21 @@ caf::behavior executor_actor(caf::stateful_actor<ExecutorState>* self, AdminPort
             if (!st.port || !st.leading) return;
             EventBatch made;
             for (auto& [id, tracked] : st.inflight) {
+                const events::Action& a = tracked.action;
                 bool is_running = false;
                 for (const RunningReassignment& r : running) {
-                    is_running |= r.topic == tracked.action.topic &&
-                                  r.partition == tracked.action.partition;
+                    // A swap runs as two reassignments: either one running is the action running.
+                    is_running |= (r.topic == a.topic && r.partition == a.partition) ||
+                                  (a.kind == events::ActionKind::swap && r.topic == a.swap_topic &&
+                                   r.partition == a.swap_partition);
                 }
                 // The same attempt, resumed: the executor's state must stay what
                 // the journal's inputs make it (a recovery from this journal
                 // never sees this reconcile), so nothing of `tracked` changes.
-                if (!is_running && tracked.next_retry_ms < 0) {
-                    st.port->submit(tracked.action, tracked.attempt);
+                if (is_running) {
+                    st.port->adopt(a, tracked.attempt);
+                } else if (tracked.next_retry_ms < 0) {
+                    st.port->submit(a, tracked.attempt);
                     made.push_back(made_event(st, events::ActionSubmitted{id, tracked.attempt}));
                 }
             }

@@ -22,6 +22,7 @@ std::string check_capacity_override(std::string_view element);
 std::string check_action_kind(std::string_view element) {
     return element == "move" || element == "swap" || element == "leader" ? std::string() : "move, swap or leader";
 }
+std::string check_metrics_source(std::string_view element);
 constexpr int64_t two_pow_62 = int64_t{1} << 62;
 constexpr int64_t one_day_ms = 86'400'000;
 
@@ -175,6 +176,27 @@ std::vector<KeySpec> make_config_keys() {
         choice_key("ballast.cluster.flavor", "apache", {"apache", "automq"},
                    "apache: a replica is re-created by copying from a live one; automq: shared "
                    "storage, partitions on a dead broker can still move."),
+        int_key(int64, "ballast.tick.interval.ms", "1000", 10, 60'000,
+                "`ballast run`: how often the clock thread feeds the engine a Tick (wall-clock "
+                "epoch ms); every time the engine sees comes from these ticks."),
+        int_key(int64, "ballast.metadata.poll.ms", "1000", 10, one_day_ms,
+                "How often the Kafka adapter polls cluster metadata and reports what changed."),
+        KeySpec{.key = "ballast.metrics.source",
+                .type = ValueType::string_list,
+                .default_value = "sampler",
+                .description = "Where partition and broker metrics come from (several allowed): "
+                               "sampler (agentless: log sizes and end offsets), automq "
+                               "(AutoMQ's metrics topic), cruise-control (Cruise Control's "
+                               "metrics reporter topic).",
+                .element_check = check_metrics_source},
+        int_key(int64, "ballast.metrics.sample.interval.ms", "10000", 100, one_day_ms,
+                "How often metrics are sampled (sampler) or reported from the metrics topics "
+                "(automq, cruise-control)."),
+        string_key("ballast.metrics.automq.topic", "__auto_balancer_metrics", false,
+                   "The topic AutoMQ's metrics reporter writes (metrics source automq)."),
+        string_key("ballast.metrics.cruise.control.topic", "__CruiseControlMetrics", false,
+                   "The topic Cruise Control's metrics reporter writes (metrics source "
+                   "cruise-control)."),
         choice_key("ballast.log.level", "info",
                    {"trace", "debug", "info", "warn", "error", "critical", "off"},
                    "Least severe log level that is written."),
@@ -352,6 +374,13 @@ Result<std::vector<std::string>> parse_string_list(const KeySpec& spec, std::str
 std::string check_capacity_override(std::string_view element) {
     Result<CapacityOverride> parsed = parse_capacity_override(element);
     return parsed ? std::string() : parsed.error().message;
+}
+
+std::string check_metrics_source(std::string_view element) {
+    for (std::string_view known : {"sampler", "automq", "cruise-control"}) {
+        if (element == known) return {};
+    }
+    return "sampler, automq or cruise-control";
 }
 
 /// Goals by short name, or by AutoMQ class name which is normalized to the short

@@ -1,5 +1,6 @@
 #include "adapters/kafka/wire_reader.h"
 
+#include <bit>
 #include <cassert>
 
 namespace ballast::kafka {
@@ -59,6 +60,17 @@ int8_t Reader::int8(const char* field) { return big_endian<int8_t>(field); }
 int16_t Reader::int16(const char* field) { return big_endian<int16_t>(field); }
 int32_t Reader::int32(const char* field) { return big_endian<int32_t>(field); }
 int64_t Reader::int64(const char* field) { return big_endian<int64_t>(field); }
+
+double Reader::float64(const char* field) {
+    return std::bit_cast<double>(static_cast<uint64_t>(big_endian<int64_t>(field)));
+}
+
+std::string Reader::fixed_string(const char* field, size_t length) {
+    if (!need(field, length)) return {};
+    std::string value(reinterpret_cast<const char*>(_bytes.data() + _offset), length);
+    _offset += length;
+    return value;
+}
 
 bool Reader::boolean(const char* field) { return big_endian<int8_t>(field) != 0; }
 

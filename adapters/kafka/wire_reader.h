@@ -39,6 +39,11 @@ public:
     int64_t int64(const char* field);
     bool boolean(const char* field);
     uint32_t uvarint(const char* field);
+    /// IEEE 754 binary64, big-endian (Kafka's float64; Java's ByteBuffer.getDouble).
+    double float64(const char* field);
+    /// `length` bytes as a string, for formats that carry the length
+    /// themselves (Java's int32-prefixed UTF-8 in the metrics reporters).
+    std::string fixed_string(const char* field, size_t length);
 
     std::string string(const char* field, bool flexible);
     std::optional<std::string> nullable_string(const char* field, bool flexible);

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/support/raw_journal.h"
 #include "tests/support/temp_dir.h"
@@ -227,6 +229,45 @@ TEST(Cli, ReadingAMissingJournalNamesIt) {
     Outcome run = ballast("log show --journal " + (dir / "nowhere"));
     EXPECT_EQ(run.exit_code, 1);
     EXPECT_TRUE(contains(run.out, "no journal at " + (dir / "nowhere"))) << run.out;
+}
+
+TEST(Cli, RunRefusesABadBootstrapStringAtOnce) {
+    for (const auto& [servers, why] : std::vector<std::pair<std::string, std::string>>{
+             {"nonsense", "bootstrap server 'nonsense': expected host:port"},
+             {"127.0.0.1:99999", "bootstrap server '127.0.0.1:99999': port '99999' is not a number in 1-65535"},
+             {"a:1,:2", "bootstrap server ':2': empty host"},
+             {"' , '", "expected host:port[,host:port...]"}}) {
+        Outcome run = ballast("run --bootstrap-server " + servers);
+        EXPECT_EQ(run.exit_code, 1) << servers;
+        EXPECT_TRUE(contains(run.out, "ballast: error: --bootstrap-server: ")) << run.out;
+        EXPECT_TRUE(contains(run.out, why)) << run.out;
+    }
+    Outcome missing = ballast("run");
+    EXPECT_NE(missing.exit_code, 0);
+    EXPECT_TRUE(contains(missing.out, "--bootstrap-server is required")) << missing.out;
+}
+
+// Nothing listens on port 1: the run says so, naming the server, keeps
+// retrying (no exit, no crash loop), and SIGTERM ends it cleanly.
+TEST(Cli, RunWaitsForAnUnreachableClusterAndStopsOnSigterm) {
+    TempDir dir;
+    const char* bin = std::getenv("BALLAST_BIN");
+    ASSERT_NE(bin, nullptr);
+    const std::string script = std::string(bin) + " run --bootstrap-server 127.0.0.1:1 --journal " + (dir / "j") +
+                               " & pid=$!; sleep 4; kill -0 $pid && echo still-running; kill -TERM $pid; wait $pid; "
+                               "echo exit=$?";
+    FILE* pipe = popen(("(" + script + ") 2>&1").c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    std::string out;
+    char buffer[4096];
+    size_t n = 0;
+    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, n);
+    pclose(pipe);
+    EXPECT_TRUE(contains(out, "connecting to the Kafka cluster at 127.0.0.1:1 failed")) << out;
+    EXPECT_TRUE(contains(out, "Connection refused; retrying in")) << out;
+    EXPECT_TRUE(contains(out, "still-running")) << out;
+    EXPECT_TRUE(contains(out, "stopped before the cluster answered")) << out;
+    EXPECT_TRUE(contains(out, "exit=0")) << out;
 }
 
 }  // namespace

@@ -189,6 +189,11 @@ TEST(Executor, NothingRunsTwiceAfterARestart) {
     // The same attempt, resumed: what the executor tracks stays what the
     // journal's inputs make it, so a later recovery decides the same.
     EXPECT_EQ(submitted[0].attempt, 1u);
+    // The running one is handed to the port to follow, not submitted.
+    const auto adopted = port.adopted();
+    ASSERT_EQ(adopted.size(), 1u);
+    EXPECT_EQ(adopted[0].action.action_id, actions[0].action_id);
+    EXPECT_EQ(adopted[0].attempt, 1u);
     // And recovery decided nothing new: the same round, not a second one.
     for (const auto& p : after.plans()) EXPECT_LE(p.round, log.plans().back().round);
 }

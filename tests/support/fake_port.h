@@ -23,6 +23,10 @@ public:
         std::lock_guard<std::mutex> lock(_mutex);
         _cancelled.push_back(action);
     }
+    void adopt(const events::Action& action, uint32_t attempt) override {
+        std::lock_guard<std::mutex> lock(_mutex);
+        _adopted.push_back({action, attempt});
+    }
     std::vector<actors::RunningReassignment> running() override {
         std::lock_guard<std::mutex> lock(_mutex);
         return _running;
@@ -36,6 +40,10 @@ public:
         std::lock_guard<std::mutex> lock(_mutex);
         return _submitted;
     }
+    std::vector<Submitted> adopted() const {
+        std::lock_guard<std::mutex> lock(_mutex);
+        return _adopted;
+    }
     std::vector<events::Action> cancelled() const {
         std::lock_guard<std::mutex> lock(_mutex);
         return _cancelled;
@@ -48,6 +56,7 @@ public:
 private:
     mutable std::mutex _mutex;
     std::vector<Submitted> _submitted;
+    std::vector<Submitted> _adopted;
     std::vector<events::Action> _cancelled;
     std::vector<actors::RunningReassignment> _running;
 };

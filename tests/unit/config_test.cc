@@ -92,6 +92,12 @@ TEST(ConfigKeys, TypedGettersReturnDocumentedDefaults) {
     EXPECT_EQ(config.get_string("ballast.journal.path"), "ballast-journal");
     EXPECT_EQ(config.get_string("ballast.cluster.flavor"), "apache");
     EXPECT_EQ(config.get_string("ballast.log.level"), "info");
+    EXPECT_EQ(config.get_int64("ballast.tick.interval.ms"), 1000);
+    EXPECT_EQ(config.get_int64("ballast.metadata.poll.ms"), 1000);
+    EXPECT_EQ(config.get_string_list("ballast.metrics.source"), std::vector<std::string>{"sampler"});
+    EXPECT_EQ(config.get_int64("ballast.metrics.sample.interval.ms"), 10000);
+    EXPECT_EQ(config.get_string("ballast.metrics.automq.topic"), "__auto_balancer_metrics");
+    EXPECT_EQ(config.get_string("ballast.metrics.cruise.control.topic"), "__CruiseControlMetrics");
     EXPECT_TRUE(config.get_int_list("autobalancer.controller.exclude.broker.ids").empty());
     EXPECT_TRUE(config.get_string_list("autobalancer.controller.exclude.topics").empty());
     const std::vector<std::string> goals = config.get_goals();
@@ -274,6 +280,32 @@ TEST(ConfigValues, StringListsTrimElementsAndRejectEmptyOnes) {
     EXPECT_TRUE(contains(set_message(config, key, "a,,b"), "value 'a,,b' has an empty element"));
     ASSERT_TRUE(config.set(key, "").ok());
     EXPECT_TRUE(config.get_string_list(key).empty());
+}
+
+TEST(ConfigValues, MetricsSourcesAreKnownNamesAndMayBeCombined) {
+    const char* key = "ballast.metrics.source";
+    Config config = Config::defaults();
+    ASSERT_TRUE(config.set(key, "sampler, cruise-control,automq").ok());
+    EXPECT_EQ(config.get_string_list(key),
+              (std::vector<std::string>{"sampler", "cruise-control", "automq"}));
+    EXPECT_EQ(set_message(config, key, "sampler,jmx"),
+              "config key 'ballast.metrics.source': value 'sampler,jmx' has a bad element 'jmx' "
+              "(expected sampler, automq or cruise-control)");
+    EXPECT_TRUE(contains(set_message(config, key, "cruise_control"), "bad element 'cruise_control'"));
+    EXPECT_EQ(config.get_string_list(key).size(), 3u) << "a rejected value changes nothing";
+    ASSERT_TRUE(config.set(key, "").ok()) << "no source: plan on counts only";
+    EXPECT_TRUE(config.get_string_list(key).empty());
+}
+
+TEST(ConfigValues, AdapterIntervalsAreBounded) {
+    Config config = Config::defaults();
+    ASSERT_TRUE(config.set("ballast.metadata.poll.ms", "250").ok());
+    EXPECT_EQ(config.get_int64("ballast.metadata.poll.ms"), 250);
+    EXPECT_TRUE(contains(set_message(config, "ballast.metadata.poll.ms", "0"), "out of range"));
+    EXPECT_TRUE(contains(set_message(config, "ballast.tick.interval.ms", "5"), "out of range"));
+    EXPECT_TRUE(contains(set_message(config, "ballast.tick.interval.ms", "60001"), "out of range"));
+    EXPECT_TRUE(contains(set_message(config, "ballast.metrics.sample.interval.ms", "99"), "out of range"));
+    EXPECT_TRUE(contains(set_message(config, "ballast.metrics.automq.topic", ""), "is empty"));
 }
 
 TEST(ConfigValues, CapacityOverridesParseEachFieldAndNameABadElement) {

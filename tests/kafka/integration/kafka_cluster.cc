@@ -282,6 +282,24 @@ events::Result<PartitionState> RdKafka::partition(const std::string& topic, int3
     return result;
 }
 
+events::Result<std::map<int32_t, int>> RdKafka::replica_counts() {
+    const rd_kafka_metadata_t* metadata = nullptr;
+    const rd_kafka_resp_err_t error = rd_kafka_metadata(_handle, 1, nullptr, &metadata, 10000);
+    if (error != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        return make_error(ErrorCode::io_error, std::string("metadata: ") + rd_kafka_err2str(error));
+    }
+    std::map<int32_t, int> counts;
+    for (int b = 0; b < metadata->broker_cnt; ++b) counts[metadata->brokers[b].id] = 0;
+    for (int t = 0; t < metadata->topic_cnt; ++t) {
+        for (int p = 0; p < metadata->topics[t].partition_cnt; ++p) {
+            const rd_kafka_metadata_partition_t& partition = metadata->topics[t].partitions[p];
+            for (int r = 0; r < partition.replica_cnt; ++r) counts[partition.replicas[r]]++;
+        }
+    }
+    rd_kafka_metadata_destroy(metadata);
+    return counts;
+}
+
 std::string RdKafka::cluster_id() {
     char* id = rd_kafka_clusterid(_handle, 10000);
     std::string out = id == nullptr ? "" : id;

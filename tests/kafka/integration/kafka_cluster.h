@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,6 +55,8 @@ public:
     /// and waits until every one is acknowledged.
     events::Status produce(const std::string& topic, int32_t partition, int count, int bytes);
     events::Result<PartitionState> partition(const std::string& topic, int32_t partition);
+    /// Replicas per broker id over every topic (internal ones too).
+    events::Result<std::map<int32_t, int>> replica_counts();
     std::string cluster_id();
 
 private:

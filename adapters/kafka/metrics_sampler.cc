@@ -1,0 +1,95 @@
+#include "adapters/kafka/metrics_sampler.h"
+
+#include "adapters/kafka/response_errors.h"
+
+namespace ballast::kafka {
+
+MetricsSampler::MetricsSampler(MetricsSamplerOptions options, EventClock clock, const ClusterView* view)
+    : _options(std::move(options)), _clock(std::move(clock)), _view(view) {
+    assert(_view != nullptr);
+    assert(_options.interval_ms > 0);
+}
+
+MetricsSampler::~MetricsSampler() { stop(); }
+
+Status MetricsSampler::attach(actors::EventSink sink) {
+    _sink = std::move(sink);
+    Result<std::unique_ptr<RdKafkaClient>> client =
+        RdKafkaClient::create(RdKafkaClient::Kind::producer, _options.bootstrap_servers, "ballast-sampler");
+    if (!client) return client.error();
+    _rdkafka = std::move(*client);
+    _admin = std::make_unique<AdminClient>(_options.client);
+    return {};
+}
+
+Status MetricsSampler::start(actors::EventSink sink) {
+    if (Status attached = attach(std::move(sink)); !attached) return attached;
+    _thread = std::thread([this] { run(); });
+    return {};
+}
+
+void MetricsSampler::stop() {
+    {
+        std::lock_guard<std::mutex> lock(_mutex);
+        _stopping = true;
+    }
+    _wake.notify_all();
+    if (_thread.joinable()) _thread.join();
+}
+
+Status MetricsSampler::sample_once() {
+    assert(_rdkafka && _admin);
+    const ClusterView::Snapshot state = _view->snapshot();
+    for (const auto& [id, broker] : state->brokers) {
+        if (broker.fenced) continue;
+        auto& failures = _broker_failures[id];
+        if (!failures) {
+            failures = std::make_unique<RetryBackoff>("DescribeLogDirs on broker " + std::to_string(id),
+                                                      _options.interval_ms, _options.interval_ms);
+        }
+        Result<DescribeLogDirsResponse> dirs = _admin->describe_log_dirs(id, {}, _options.call_timeout_ms);
+        if (dirs && dirs->error.ok()) {
+            _book.add_sizes(id, _clock(), *dirs);
+            failures->succeeded();
+        } else {
+            (void)failures->failed(dirs ? dirs->error.to_string() : dirs.error().message);
+        }
+    }
+    std::vector<TopicPartitions> led;
+    for (const auto& [topic, t] : state->topics) {
+        TopicPartitions entry{topic, {}};
+        for (const auto& [id, p] : t.partitions) {
+            if (p.leader >= 0) entry.partitions.push_back(id);
+        }
+        if (!entry.partitions.empty()) led.push_back(std::move(entry));
+    }
+    Result<std::vector<PartitionOffset>> offsets = _rdkafka->end_offsets(led, _options.call_timeout_ms);
+    if (offsets) {
+        _book.add_end_offsets(_clock(), *offsets);
+    } else {
+        spdlog::debug("sampler: {}", offsets.error().message);
+    }
+    std::vector<events::Body> bodies = _book.report(*state);
+    if (bodies.empty()) return {};
+    const int64_t now_ms = _clock();
+    std::vector<events::Event> batch;
+    for (events::Body& body : bodies) {
+        batch.push_back(events::Event{0, now_ms, events::Source::kafka_metrics, std::move(body)});
+    }
+    _sink(std::move(batch));
+    return {};
+}
+
+void MetricsSampler::run() {
+    for (;;) {
+        const auto started = std::chrono::steady_clock::now();
+        (void)sample_once();
+        std::unique_lock<std::mutex> lock(_mutex);
+        if (_wake.wait_until(lock, started + std::chrono::milliseconds(_options.interval_ms),
+                             [this] { return _stopping; })) {
+            return;
+        }
+    }
+}
+
+}  // namespace ballast::kafka

@@ -1,0 +1,131 @@
+#include "adapters/kafka/sampler_book.h"
+
+#include <algorithm>
+
+namespace ballast::kafka {
+
+namespace {
+
+/// Growth per second between two readings; -1 when it cannot be told.
+double rate_per_s(double before, int64_t before_ms, double after, int64_t after_ms) {
+    if (before_ms < 0 || after_ms <= before_ms || after < before) return -1;
+    return (after - before) * 1000.0 / static_cast<double>(after_ms - before_ms);
+}
+
+}  // namespace
+
+void SamplerBook::add_sizes(int32_t broker_id, int64_t time_ms, const DescribeLogDirsResponse& response) {
+    Broker& broker = _brokers[broker_id];
+    std::map<PartitionKey, Replica> next;
+    for (const DescribeLogDirsResult& dir : response.results) {
+        if (!dir.error.ok()) continue;  // an offline directory reports nothing
+        for (const DescribeLogDirsTopic& topic : dir.topics) {
+            for (const DescribeLogDirsPartition& p : topic.partitions) {
+                if (p.is_future_key) continue;  // a copy being made to another directory
+                const PartitionKey key{topic.name, p.partition_index};
+                Replica replica;
+                replica.size_bytes = static_cast<uint64_t>(std::max<int64_t>(p.partition_size, 0));
+                replica.time_ms = time_ms;
+                if (auto was = broker.replicas.find(key); was != broker.replicas.end()) {
+                    const double rate = rate_per_s(static_cast<double>(was->second.size_bytes), was->second.time_ms,
+                                                   static_cast<double>(replica.size_bytes), time_ms);
+                    // Shrunk (retention) or no time passed: keep what it had.
+                    replica.bytes_in_per_s = rate >= 0 ? rate : was->second.bytes_in_per_s;
+                }
+                next[key] = replica;
+            }
+        }
+    }
+    // Replicas the broker no longer holds are forgotten.
+    broker.replicas = std::move(next);
+    broker.time_ms = time_ms;
+    broker.samples++;
+    broker.fresh = true;
+}
+
+void SamplerBook::add_end_offsets(int64_t time_ms, const std::vector<PartitionOffset>& offsets) {
+    for (const PartitionOffset& o : offsets) {
+        if (o.error_code != 0 || o.offset < 0) continue;
+        Offsets& entry = _offsets[{o.topic, o.partition}];
+        const double rate = rate_per_s(static_cast<double>(entry.end_offset), entry.time_ms,
+                                       static_cast<double>(o.offset), time_ms);
+        // An end offset never goes back, unless the topic was recreated: start over.
+        entry.messages_in_per_s = rate >= 0 ? rate : (o.offset < entry.end_offset ? -1 : entry.messages_in_per_s);
+        entry.end_offset = o.offset;
+        entry.time_ms = time_ms;
+    }
+}
+
+const SamplerBook::Replica* SamplerBook::replica(int32_t broker_id, const PartitionKey& key) const {
+    auto b = _brokers.find(broker_id);
+    if (b == _brokers.end()) return nullptr;
+    auto r = b->second.replicas.find(key);
+    return r == b->second.replicas.end() ? nullptr : &r->second;
+}
+
+std::vector<events::Body> SamplerBook::report(const ClusterState& state) {
+    struct Estimate {
+        double bytes_in_per_s = -1;
+        uint64_t size_bytes = 0;
+        double messages_in_per_s = 0;
+    };
+    // Each partition's rate: its leader's replica, else the highest known.
+    std::map<PartitionKey, Estimate> estimates;
+    for (const auto& [topic, t] : state.topics) {
+        for (const auto& [id, p] : t.partitions) {
+            const PartitionKey key{topic, id};
+            Estimate e;
+            if (const Replica* leader = replica(p.leader, key); leader && leader->bytes_in_per_s >= 0) {
+                e.bytes_in_per_s = leader->bytes_in_per_s;
+                e.size_bytes = leader->size_bytes;
+            } else {
+                for (const int32_t b : p.replicas) {
+                    const Replica* r = replica(b, key);
+                    if (!r) continue;
+                    e.bytes_in_per_s = std::max(e.bytes_in_per_s, r->bytes_in_per_s);
+                    e.size_bytes = std::max(e.size_bytes, r->size_bytes);
+                }
+            }
+            if (auto o = _offsets.find(key); o != _offsets.end() && o->second.messages_in_per_s >= 0) {
+                e.messages_in_per_s = o->second.messages_in_per_s;
+            }
+            estimates[key] = e;
+        }
+    }
+
+    std::vector<events::Body> out;
+    for (auto& [broker_id, broker] : _brokers) {
+        const bool reportable = broker.fresh && broker.samples >= 2;
+        broker.fresh = false;
+        auto alive = state.brokers.find(broker_id);
+        if (!reportable || alive == state.brokers.end() || alive->second.fenced) continue;
+
+        events::PartitionMetrics report;
+        report.broker_id = broker_id;
+        report.sample_time_ms = broker.time_ms;
+        events::BrokerSample totals;
+        totals.broker_id = broker_id;
+        std::map<std::string, uint32_t> topic_index;
+        for (const auto& [topic, t] : state.topics) {
+            for (const auto& [id, p] : t.partitions) {
+                if (std::find(p.replicas.begin(), p.replicas.end(), broker_id) == p.replicas.end()) continue;
+                const Estimate& e = estimates[{topic, id}];
+                if (e.bytes_in_per_s < 0) continue;  // no rate yet
+                // Every replica takes the produce traffic in (followers by replication).
+                totals.bytes_in_per_s += e.bytes_in_per_s;
+                if (p.leader != broker_id) continue;
+                totals.bytes_out_per_s += e.bytes_in_per_s * static_cast<double>(p.replicas.size() - 1);
+                totals.messages_in_per_s += e.messages_in_per_s;
+                auto [slot, inserted] = topic_index.emplace(topic, static_cast<uint32_t>(report.topics.size()));
+                if (inserted) report.topics.push_back(topic);
+                report.samples.push_back({slot->second, id, e.bytes_in_per_s, 0, e.messages_in_per_s, e.size_bytes});
+            }
+        }
+        for (const auto& [key, r] : broker.replicas) totals.size_bytes += r.size_bytes;
+        out.push_back(std::move(report));
+        out.push_back(events::BrokerMetrics{broker.time_ms, {totals}});
+    }
+    return out;
+}
+
+}  // namespace ballast::kafka

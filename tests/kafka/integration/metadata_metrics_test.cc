@@ -1,0 +1,247 @@
+// The metadata poller and the agentless sampler against a real cluster
+// (brokers 1-3 on racks rack-1..3, from tools/kafka-cluster): what they
+// feed is what happened, in the order it happened. Every test leaves the
+// three brokers running.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+
+#include "adapters/kafka/metadata_poller.h"
+#include "adapters/kafka/metrics_sampler.h"
+#include "tests/kafka/integration/event_collector.h"
+#include "tests/kafka/integration/kafka_cluster.h"
+
+namespace ballast::kafka {
+namespace {
+
+using testing::EventCollector;
+
+constexpr int64_t settle_timeout_ms = 60'000;
+
+std::string topic_name(const std::string& base) { return "ballast-it-" + base + "-" + std::to_string(::getpid()); }
+
+bool contains(const std::vector<int32_t>& ids, int32_t id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); }
+
+class AdapterOnKafka : public ::testing::Test {
+protected:
+    void SetUp() override {
+        _bootstrap = testing::bootstrap_servers_from_env();
+        ASSERT_FALSE(_bootstrap.empty()) << testing::no_cluster_message();
+        Result<std::vector<BrokerAddress>> servers = parse_bootstrap_servers(_bootstrap);
+        ASSERT_TRUE(servers.ok()) << servers.error().to_string();
+        _client.bootstrap_servers = *servers;
+        _rdkafka = std::make_unique<testing::RdKafka>(_bootstrap);
+    }
+    void TearDown() override {
+        // Whatever happened, the next test finds three brokers.
+        testing::CommandOutput started = testing::kafka_cluster({"start-broker", "3"});
+        EXPECT_EQ(started.exit_code, 0) << started.output;
+    }
+
+    MetadataPollerOptions poller_options() const {
+        MetadataPollerOptions o;
+        o.bootstrap_servers = _bootstrap;
+        o.client = _client;
+        o.poll_interval_ms = 300;
+        return o;
+    }
+
+    std::string _bootstrap;
+    ClientOptions _client;
+    std::unique_ptr<testing::RdKafka> _rdkafka;
+};
+
+bool is_partition(const events::Event& e, const std::string& topic, int32_t partition) {
+    const auto* c = std::get_if<events::PartitionChanged>(&e.body);
+    return c && c->topic == topic && c->partition == partition;
+}
+
+TEST_F(AdapterOnKafka, MetadataEventsArriveInTheOrderABrokerStopsAndStarts) {
+    const std::string topic = topic_name("metadata");
+    ClusterView view;
+    EventCollector events;
+    std::atomic<int64_t> now_ms{1'000};
+    MetadataPoller poller(poller_options(), [&] { return now_ms.fetch_add(1); }, &view);
+    ASSERT_TRUE(poller.start(events.sink()).ok());
+
+    // The first report: every broker with its rack and endpoint, source kafka_metadata.
+    ASSERT_TRUE(events.wait_for(
+        [](const std::vector<events::Event>& all) {
+            int brokers = 0;
+            for (const events::Event& e : all) brokers += std::holds_alternative<events::BrokerRegistered>(e.body);
+            return brokers >= 3;
+        },
+        settle_timeout_ms));
+    for (const events::Event& e : events.events()) {
+        EXPECT_EQ(e.source, events::Source::kafka_metadata);
+        EXPECT_GE(e.time_ms, 1'000) << "stamped by the event clock";
+        if (const auto* b = std::get_if<events::BrokerRegistered>(&e.body)) {
+            EXPECT_EQ(b->rack, "rack-" + std::to_string(b->broker_id));
+            ASSERT_EQ(b->endpoints.size(), 1u);
+            EXPECT_EQ(b->endpoints[0].host, "127.0.0.1");
+            EXPECT_GT(b->endpoints[0].port, 0);
+        }
+    }
+
+    // Partition 0 is led by broker 3, partition 2 follows on it, partition 1 avoids it.
+    ASSERT_TRUE(_rdkafka->create_topic(topic, {{3, 1}, {1, 2}, {2, 3}}).ok());
+    auto full = [&](const std::vector<events::Event>& all) {
+        for (int32_t p : {0, 1, 2}) {
+            bool seen = false;
+            for (const events::Event& e : all) {
+                if (is_partition(e, topic, p)) seen = std::get<events::PartitionChanged>(e.body).isr.size() == 2;
+            }
+            if (!seen) return false;
+        }
+        return true;
+    };
+    ASSERT_TRUE(events.wait_for(full, settle_timeout_ms)) << "the new topic's partitions in sync";
+    const long created = EventCollector::find(events.events(), [&](const events::Event& e) {
+        const auto* t = std::get_if<events::TopicCreated>(&e.body);
+        return t && t->topic == topic;
+    });
+    ASSERT_GE(created, 0);
+    const auto topic_created = std::get<events::TopicCreated>(events.events()[static_cast<size_t>(created)].body);
+    EXPECT_EQ(topic_created.partition_count, 3);
+    EXPECT_EQ(topic_created.replication_factor, 2);
+    const size_t before_stop = events.events().size();
+
+    testing::CommandOutput stopped = testing::kafka_cluster({"stop-broker", "3"});
+    ASSERT_EQ(stopped.exit_code, 0) << stopped.output;
+    auto fenced_and_shrunk = [&](const std::vector<events::Event>& all) {
+        bool fenced = false, shrunk0 = false, shrunk2 = false;
+        for (size_t i = before_stop; i < all.size(); i++) {
+            const events::Event& e = all[i];
+            if (const auto* f = std::get_if<events::BrokerFenced>(&e.body)) fenced |= f->broker_id == 3;
+            if (is_partition(e, topic, 0)) shrunk0 |= !contains(std::get<events::PartitionChanged>(e.body).isr, 3);
+            if (is_partition(e, topic, 2)) shrunk2 |= !contains(std::get<events::PartitionChanged>(e.body).isr, 3);
+        }
+        return fenced && shrunk0 && shrunk2;
+    };
+    ASSERT_TRUE(events.wait_for(fenced_and_shrunk, settle_timeout_ms))
+        << "broker 3 fenced, and out of the ISR of partitions 0 and 2";
+    const size_t before_start = events.events().size();
+
+    testing::CommandOutput started = testing::kafka_cluster({"start-broker", "3"});
+    ASSERT_EQ(started.exit_code, 0) << started.output;
+    auto unfenced_and_grown = [&](const std::vector<events::Event>& all) {
+        bool unfenced = false, grown0 = false, grown2 = false;
+        for (size_t i = before_start; i < all.size(); i++) {
+            const events::Event& e = all[i];
+            if (const auto* u = std::get_if<events::BrokerUnfenced>(&e.body)) unfenced |= u->broker_id == 3;
+            if (is_partition(e, topic, 0)) grown0 = contains(std::get<events::PartitionChanged>(e.body).isr, 3);
+            if (is_partition(e, topic, 2)) grown2 = contains(std::get<events::PartitionChanged>(e.body).isr, 3);
+        }
+        return unfenced && grown0 && grown2;
+    };
+    ASSERT_TRUE(events.wait_for(unfenced_and_grown, settle_timeout_ms))
+        << "broker 3 unfenced, and back in the ISR of partitions 0 and 2";
+    poller.stop();
+
+    // The order, as the journal will hold it.
+    const std::vector<events::Event> all = events.events();
+    const long fenced = EventCollector::find(all, [](const events::Event& e) {
+        const auto* f = std::get_if<events::BrokerFenced>(&e.body);
+        return f && f->broker_id == 3;
+    });
+    const long unfenced = EventCollector::find(all, [](const events::Event& e) {
+        const auto* u = std::get_if<events::BrokerUnfenced>(&e.body);
+        return u && u->broker_id == 3;
+    });
+    EXPECT_LT(created, fenced);
+    EXPECT_LT(fenced, unfenced);
+    for (int32_t p : {0, 2}) {
+        SCOPED_TRACE("partition " + std::to_string(p));
+        const long shrunk = EventCollector::find(all, [&](const events::Event& e) {
+            return is_partition(e, topic, p) && !contains(std::get<events::PartitionChanged>(e.body).isr, 3);
+        });
+        const long grown = EventCollector::find(all, [&](const events::Event& e) {
+            return is_partition(e, topic, p) && contains(std::get<events::PartitionChanged>(e.body).isr, 3);
+        }, shrunk);
+        ASSERT_GE(shrunk, created);
+        EXPECT_LT(shrunk, grown);
+        const auto& during = std::get<events::PartitionChanged>(all[static_cast<size_t>(shrunk)].body);
+        EXPECT_NE(during.leader, 3) << "a stopped broker leads nothing";
+        EXPECT_EQ(during.replicas.size(), 2u) << "the replicas stay; only the ISR shrinks";
+    }
+    // Partition 1 never had broker 3: its ISR never changed after creation.
+    for (size_t i = static_cast<size_t>(created) + 1; i < all.size(); i++) {
+        if (!is_partition(all[i], topic, 1)) continue;
+        EXPECT_EQ(std::get<events::PartitionChanged>(all[i].body).isr.size(), 2u);
+    }
+    // And the view holds the last report.
+    const PartitionState* now = view.snapshot()->partition(topic, 0);
+    ASSERT_NE(now, nullptr);
+    EXPECT_TRUE(contains(now->isr, 3));
+    EXPECT_FALSE(view.snapshot()->brokers.at(3).fenced);
+    EXPECT_TRUE(_rdkafka->delete_topic(topic).ok());
+}
+
+TEST_F(AdapterOnKafka, TheSamplerMeasuresWhatWasProducedOverTheSamplesClock) {
+    const std::string topic = topic_name("sampler");
+    ASSERT_TRUE(_rdkafka->create_topic(topic, {{1, 2}, {2, 3}}).ok());
+    ClusterView view;
+    EventCollector metadata;
+    MetadataPoller poller(poller_options(), [] { return int64_t{0}; }, &view);
+    ASSERT_TRUE(poller.attach(metadata.sink()).ok());
+    ASSERT_TRUE(poller.poll_once().ok());
+
+    EventCollector metrics;
+    std::atomic<int64_t> clock_ms{100'000};
+    MetricsSamplerOptions options;
+    options.bootstrap_servers = _bootstrap;
+    options.client = _client;
+    MetricsSampler sampler(options, [&] { return clock_ms.load(); }, &view);
+    ASSERT_TRUE(sampler.attach(metrics.sink()).ok());
+    ASSERT_TRUE(sampler.sample_once().ok());
+    EXPECT_TRUE(metrics.events().empty()) << "the first sample is the baseline";
+
+    // 1000 records of 1000 bytes to partition 0 (leader 1, follower 2), all acknowledged.
+    ASSERT_TRUE(_rdkafka->produce(topic, 0, 1000, 1000).ok());
+    // The follower holds them too once it caught up.
+    ASSERT_TRUE(testing::eventually(
+        [&] {
+            auto state = _rdkafka->partition(topic, 0);
+            return state.ok() && state->isr.size() == 2;
+        },
+        settle_timeout_ms));
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    clock_ms = 110'000;  // ten seconds later on the samples' clock
+    ASSERT_TRUE(sampler.sample_once().ok());
+
+    const events::PartitionSample* sample = nullptr;
+    const events::PartitionMetrics* report = nullptr;
+    const events::BrokerSample* follower = nullptr;
+    const std::vector<events::Event> reported = metrics.events();
+    for (const events::Event& e : reported) {
+        EXPECT_EQ(e.source, events::Source::kafka_metrics);
+        if (const auto* m = std::get_if<events::PartitionMetrics>(&e.body)) {
+            for (const events::PartitionSample& s : m->samples) {
+                if (m->topics[s.topic_index] == topic && s.partition == 0) {
+                    sample = &s;
+                    report = m;
+                }
+            }
+        }
+        if (const auto* b = std::get_if<events::BrokerMetrics>(&e.body)) {
+            if (b->samples.at(0).broker_id == 2) follower = &b->samples[0];
+        }
+    }
+    ASSERT_NE(sample, nullptr) << "partition 0 reported by its leader";
+    EXPECT_EQ(report->broker_id, 1);
+    EXPECT_EQ(report->sample_time_ms, 110'000);
+    // 1000 records of 1000 bytes plus batch and record headers, over 10 s.
+    EXPECT_GE(sample->bytes_in_per_s, 100'000);
+    EXPECT_LE(sample->bytes_in_per_s, 120'000);
+    EXPECT_DOUBLE_EQ(sample->messages_in_per_s, 100) << "1000 offsets over 10 s";
+    EXPECT_GE(sample->size_bytes, 1'000'000u);
+    ASSERT_NE(follower, nullptr);
+    EXPECT_GE(follower->bytes_in_per_s, 100'000) << "the follower takes the copy in";
+    EXPECT_TRUE(_rdkafka->delete_topic(topic).ok());
+}
+
+}  // namespace
+}  // namespace ballast::kafka

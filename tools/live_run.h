@@ -1,0 +1,27 @@
+#pragma once
+
+/// `ballast run`: Ballast beside a real Kafka cluster. It waits for the
+/// cluster (a clear error naming the servers, retried with a capped
+/// exponential backoff, never an exit), starts the engine on its journal
+/// (recovering what a crash left; the admin port's running() reconciles the
+/// moves in flight), then the admin port, the metadata poller, the metrics
+/// sources and a clock thread that feeds Tick{wall-clock epoch ms} every
+/// ballast.tick.interval.ms. Each decision and outcome is one log line.
+/// SIGTERM or SIGINT: stop feeding, wait until the engine is idle, stop it
+/// (the journal is synced on every group commit), exit 0.
+
+#include <string>
+
+#include "events/config.h"
+
+namespace ballast::tools {
+
+struct LiveRunOptions {
+    std::string bootstrap_servers;  // as given: "host:port[,host:port...]"
+    events::Config config = events::Config::defaults();
+};
+
+/// Blocks until a signal stops the run; returns the exit code.
+int run_live(const LiveRunOptions& options);
+
+}  // namespace ballast::tools

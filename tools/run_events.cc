@@ -1,0 +1,92 @@
+#include "tools/run_events.h"
+
+#include <spdlog/spdlog.h>
+
+#include "tools/action_format.h"
+
+namespace ballast::tools {
+
+std::string RunLog::describe(uint64_t action_id) {
+    auto it = _actions.find(action_id);
+    return it == _actions.end() ? "(planned before this journal's oldest record)" : it->second;
+}
+
+void RunLog::decision(const events::Event& e) {
+    std::lock_guard<std::mutex> lock(_mutex);
+    // During Engine::start decisions are replayed from the journal (made before
+    // the restart) or, last, made by the reconcile of what still runs.
+    const char* recovered = _recovering ? " (during start: replayed or reconciled)" : "";
+    if (const auto* plan = std::get_if<events::ActionsPlanned>(&e.body)) {
+        for (const events::Action& a : plan->actions) {
+            _actions[a.action_id] = describe_action(a);
+            spdlog::info("round {}: planned action {}: {}{}", plan->round, a.action_id, _actions[a.action_id],
+                         recovered);
+        }
+        for (const events::HeldAction& h : plan->held) {
+            spdlog::debug("round {}: held {}: {}", plan->round, describe_action(h.action), h.reason);
+        }
+    } else if (const auto* s = std::get_if<events::ActionSubmitted>(&e.body)) {
+        spdlog::info("submitted action {} (attempt {}): {}{}", s->action_id, s->attempt, describe(s->action_id),
+                     recovered);
+    } else if (const auto* t = std::get_if<events::ActionTimedOut>(&e.body)) {
+        spdlog::warn("action {} timed out after {} ms and was cancelled: {}{}", t->action_id, t->timeout_ms,
+                     describe(t->action_id), recovered);
+        _actions.erase(t->action_id);
+    } else if (const auto* c = std::get_if<events::ActionCancelled>(&e.body)) {
+        spdlog::info("action {} cancelled ({}): {}{}", c->action_id, c->reason, describe(c->action_id), recovered);
+        _actions.erase(c->action_id);
+    }
+}
+
+void RunLog::outcome(const events::Event& e) {
+    std::lock_guard<std::mutex> lock(_mutex);
+    if (const auto* done = std::get_if<events::ActionCompleted>(&e.body)) {
+        spdlog::info("completed action {}: {}", done->action_id, describe(done->action_id));
+        _actions.erase(done->action_id);
+    } else if (const auto* failed = std::get_if<events::ActionFailed>(&e.body)) {
+        spdlog::warn("action {} failed (attempt {}): {} ({}): {}; {}: {}", failed->action_id, failed->attempt,
+                     failed->error_name, failed->error_code, failed->message,
+                     failed->retriable ? "retriable" : "not retriable", describe(failed->action_id));
+    }
+}
+
+void EngineFeed::feed(std::vector<events::Event> batch) {
+    if (batch.empty()) return;
+    for (const events::Event& e : batch) {
+        if (e.source == events::Source::kafka_admin) _log->outcome(e);
+    }
+    std::lock_guard<std::mutex> lock(_mutex);
+    if (_stopped || _failed) return;
+    if (_engine == nullptr) {
+        if (_waiting.size() + batch.size() > waiting_max) {
+            spdlog::error("{} events arrived before the engine started; dropping {}", _waiting.size(), batch.size());
+            return;
+        }
+        for (events::Event& e : batch) _waiting.push_back(std::move(e));
+        return;
+    }
+    // Under the lock: feeds from different threads reach the journal in the order they were made.
+    if (events::Status fed = _engine->feed(std::move(batch)); !fed) {
+        _failure = fed.error().to_string();
+        _failed = true;
+        spdlog::critical("the engine refused events: {}", _failure);
+    }
+}
+
+void EngineFeed::set_engine(actors::Engine* engine) {
+    std::lock_guard<std::mutex> lock(_mutex);
+    _engine = engine;
+    if (engine == nullptr) {
+        _stopped = true;
+        return;
+    }
+    if (_waiting.empty()) return;
+    if (events::Status fed = _engine->feed(std::move(_waiting)); !fed) {
+        _failure = fed.error().to_string();
+        _failed = true;
+        spdlog::critical("the engine refused events: {}", _failure);
+    }
+    _waiting.clear();
+}
+
+}  // namespace ballast::tools
