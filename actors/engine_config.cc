@@ -48,7 +48,10 @@ EngineSettings settings_from(const events::Config& c) {
     s.executor.action_timeout_ms = c.get_int64("ballast.action.timeout.ms");
     s.executor.retries_max = static_cast<uint32_t>(c.get_int32("ballast.action.retries.max"));
     s.executor.retry_backoff_ms = c.get_int64("ballast.action.retry.backoff.ms");
-    s.executor.backoff_memory_ms = 64 * p.partition_cooldown_ms;
+    // A move that hung for a whole timeout is not tried again sooner than it
+    // took to fail (see the scheduler's backoff).
+    s.executor.hold_base_ms = std::max(p.partition_cooldown_ms, s.executor.action_timeout_ms);
+    s.executor.backoff_memory_ms = 64 * s.executor.hold_base_ms;
 
     s.execution_enabled = c.get_bool(prefix + "enable");
     s.detect_interval_ms = c.get_int64(prefix + "anomaly.detect.interval.ms");

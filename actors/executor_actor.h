@@ -26,9 +26,13 @@ struct ExecutorSettings {
     int64_t action_timeout_ms = 600'000;
     uint32_t retries_max = 3;
     int64_t retry_backoff_ms = 2'000;  // doubles with each retry
+    /// A partition whose moves end unfinished is held for
+    /// hold_base_ms x 2^(failures-1), at most 64 x hold_base_ms (the
+    /// scheduler applies it); the longer of the cooldown and the timeout.
+    int64_t hold_base_ms = 600'000;
     /// A partition's failure count is forgotten this long after its last
-    /// failure (the longest hold the scheduler gives, 64 cooldowns).
-    int64_t backoff_memory_ms = 64 * 60'000;
+    /// failure (the longest hold).
+    int64_t backoff_memory_ms = 64 * 600'000;
 };
 
 struct ExecutorState {

@@ -102,9 +102,9 @@ struct TrackedAction {
 
 /// A partition whose last moves ended without completing (timed out,
 /// failed for good, cancelled), counted until one completes. The scheduler
-/// holds it for cooldown x 2^(failures-1), at most 64 cooldowns: a move that
-/// cannot finish (too slow a throttle, a stuck controller) is retried less
-/// and less often instead of every cooldown.
+/// holds it for base x 2^(failures-1), at most 64 x base (base: the longer
+/// of the cooldown and the action timeout): a move that cannot finish (too
+/// slow a throttle, a stuck controller) is retried less and less often.
 struct MoveBackoff {
     uint32_t failures = 0;
     int64_t last_failed_ms = 0;

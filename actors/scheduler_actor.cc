@@ -169,15 +169,22 @@ void update_partitions(SchedulerState& st, const PlanInput& input) {
         }
     }
     // Backoff: a partition whose moves keep ending unfinished is held for
-    // cooldown x 2^(failures-1) from its last failure: no action on it, not
-    // even an evacuation (one that timed out would otherwise be resubmitted
-    // at once, forever). Restored like a projection at the next barrier.
-    const int64_t cooldown_ms = st.settings.planner.partition_cooldown_ms;
+    // base x 2^(failures-1) from its last failure: no action on it, not even
+    // an evacuation (one that timed out would otherwise be resubmitted at
+    // once, forever). Restored like a projection at the next barrier.
+    //
+    // The base is the longer of the cooldown and the action timeout: a move
+    // that hung for a whole timeout (an apache copy that cannot catch up with
+    // its producers) is not worth trying again sooner than it took to fail,
+    // and while it is in flight every plan counts it as done, so each try
+    // moves other partitions to match a state that never comes (fault
+    // simulation seed 5082 traded a partition between two brokers that way).
+    const int64_t hold_base_ms = st.settings.executor.hold_base_ms;
     for (const auto& [slot, backoff] : input.executor->backoff) {
         if (slot >= st.slot_to_model.size() || st.slot_to_model[slot] == UINT32_MAX) continue;
         assert(backoff.failures >= 1);
         const uint32_t index = st.slot_to_model[slot];
-        const int64_t hold_ms = cooldown_ms << std::min<uint32_t>(backoff.failures - 1, 6);
+        const int64_t hold_ms = hold_base_ms << std::min<uint32_t>(backoff.failures - 1, 6);
         goals::Partition& p = st.model.partitions[index];
         p.held_until_ms = backoff.last_failed_ms + hold_ms;
         st.projected.push_back(index);

@@ -205,8 +205,8 @@ namespace ballast::actors {
 namespace {
 
 /// Moves that never finish (the fake port completes nothing) time out; each
-/// time out holds its partition for cooldown x 2^(failures-1) before the
-/// planner may try it again, instead of every cooldown.
+/// time out holds its partition for max(cooldown, timeout) x 2^(failures-1)
+/// before the planner may try it again, instead of every cooldown.
 TEST(Executor, APartitionWhoseMovesTimeOutBacksOffExponentially) {
     TempDir dir;
     FakePort port;
@@ -250,7 +250,7 @@ TEST(Executor, APartitionWhoseMovesTimeOutBacksOffExponentially) {
     size_t retried_twice = 0;
     for (const auto& [partition, list] : tries) {
         for (size_t i = 1; i < list.size(); i++) {
-            const int64_t hold_ms = 10'000 << (i - 1);  // after the i-th failure
+            const int64_t hold_ms = 30'000 << (i - 1);  // after the i-th failure: the timeout beats the cooldown
             EXPECT_GE(list[i].first - list[i - 1].second, hold_ms)
                 << "partition " << partition << ", try " << i + 1 << " came too early";
         }
