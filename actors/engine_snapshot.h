@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
@@ -57,9 +58,13 @@ struct EngineSnapshot {
     SchedulerMemory scheduler;
 };
 
+/// What the router hands over to be written: its capture, shared and immutable.
+using SnapshotPtr = std::shared_ptr<const EngineSnapshot>;
+
 std::string encode_snapshot(const EngineSnapshot& snapshot);
 events::Result<EngineSnapshot> decode_snapshot(std::string_view bytes);
 
 }  // namespace ballast::actors
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::actors::SchedulerMemory)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::actors::SnapshotPtr)

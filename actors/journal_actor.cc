@@ -34,6 +34,25 @@ void flush(caf::stateful_actor<JournalActorState>* self) {
     self->send(st.router, route_atom::value, BatchPtr(std::move(batch)));
 }
 
+/// Encodes and writes one snapshot at a time, beside the appends (see the
+/// header). Store::Journal allows one snapshot write beside its appender.
+caf::behavior snapshot_writer(caf::event_based_actor*, store::Journal* journal) {
+    return {
+        [=](snapshot_atom, const SnapshotPtr& snapshot) -> caf::result<bool> {
+            const std::string bytes = encode_snapshot(*snapshot);
+            events::Status status = journal->write_snapshot(
+                snapshot->seq, {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
+            if (!status) return caf::make_error(caf::sec::runtime_error, status.error().to_string());
+            return true;
+        },
+    };
+}
+
+void fail(caf::stateful_actor<JournalActorState>* self, const events::Error& error) {
+    self->state.on_fatal(error);
+    self->quit(caf::exit_reason::user_shutdown);
+}
+
 }  // namespace
 
 caf::behavior journal_actor(caf::stateful_actor<JournalActorState>* self, store::Journal* journal,
@@ -66,24 +85,36 @@ caf::behavior journal_actor(caf::stateful_actor<JournalActorState>* self, store:
             }
             return *last;
         },
-        [=](snapshot_atom, uint64_t seq, int64_t now_ms, int64_t retention_ms,
-            const std::shared_ptr<const std::string>& bytes) -> caf::result<bool> {
-            if (!self->state.journal) return true;
-            store::Journal& journal = *self->state.journal;
-            events::Status status = journal.write_snapshot(
-                seq, {reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()});
-            if (status) {
-                // Retention rides on snapshots: only they make old events unneeded.
-                events::Result<store::RetentionReport> retained =
-                    journal.apply_retention(now_ms, retention_ms);
-                if (!retained) status = retained.status();
+        // A snapshot: written by the helper; then retention, here. Replies
+        // once both are done (the router waits for it before the next one).
+        [=](snapshot_atom, const SnapshotPtr& snapshot, int64_t now_ms,
+            int64_t retention_ms) -> caf::result<bool> {
+            auto& st = self->state;
+            if (!st.journal) return true;
+            if (!st.snapshot_writer) {
+                st.snapshot_writer = self->spawn<caf::detached + caf::linked>(snapshot_writer, st.journal);
             }
-            if (!status) {
-                self->state.on_fatal(status.error());
-                self->quit(caf::exit_reason::user_shutdown);
-                return caf::make_error(caf::sec::runtime_error, status.error().to_string());
-            }
-            return true;
+            caf::response_promise done = self->make_response_promise();
+            self->request(st.snapshot_writer, caf::infinite, snapshot_atom::value, snapshot)
+                .then(
+                    [=](bool) mutable {
+                        // Retention rides on snapshots: only they make old events unneeded.
+                        events::Result<store::RetentionReport> retained =
+                            self->state.journal->apply_retention(now_ms, retention_ms);
+                        if (!retained) {
+                            fail(self, retained.error());
+                            done.deliver(caf::make_error(caf::sec::runtime_error, retained.error().to_string()));
+                            return;
+                        }
+                        done.deliver(true);
+                    },
+                    [=](caf::error& error) mutable {
+                        fail(self, events::make_error(events::ErrorCode::io_error,
+                                                      "snapshot at seq " + std::to_string(snapshot->seq) + ": " +
+                                                          self->system().render(error)));
+                        done.deliver(error);
+                    });
+            return done;
         },
         // Already-journaled events (recovery and replay): straight to the router.
         [=](route_atom, const BatchPtr& batch) {

@@ -282,6 +282,7 @@ bool route(Self* self, const events::Event& e) {
 
 void start_barrier(Self* self, bool snapshot);
 void process(Self* self);
+void deliver_idle(Self* self);
 
 /// Every answer is in: plan (or snapshot), then resume.
 void finish_barrier(Self* self) {
@@ -315,14 +316,19 @@ void finish_barrier(Self* self) {
                 snapshot.brokers = st.barrier.brokers;
                 snapshot.executor = *st.barrier.executor;
                 snapshot.scheduler = scheduler;
-                auto bytes = std::make_shared<const std::string>(encode_snapshot(snapshot));
-                self->request(st.journal, caf::infinite, snapshot_atom::value, st.barrier.seq,
-                              st.memory.now_ms, st.settings.retention_ms, bytes)
+                // The capture is all the stream waits for: the journal writes
+                // it beside the appends, and the next one waits for this one.
+                st.snapshot_writing = true;
+                self->request(st.journal, caf::infinite, snapshot_atom::value,
+                              SnapshotPtr(std::make_shared<const EngineSnapshot>(std::move(snapshot))),
+                              st.memory.now_ms, st.settings.retention_ms)
                     .then([=](bool) {
-                        self->state.memory.last_snapshot_seq = self->state.barrier.seq;
-                        self->state.barrier.active = false;
-                        process(self);
+                        self->state.snapshot_writing = false;
+                        if (!self->state.barrier.active) process(self);
                     });
+                st.memory.last_snapshot_seq = st.barrier.seq;
+                st.barrier.active = false;
+                process(self);
             });
         return;
     }
@@ -406,7 +412,7 @@ void start_barrier(Self* self, bool snapshot) {
 /// Answers every idle request once nothing is left to do.
 void deliver_idle(Self* self) {
     RouterState& st = self->state;
-    if (st.idle_waiters.empty() || st.barrier.active || !st.queue.empty()) return;
+    if (st.idle_waiters.empty() || st.barrier.active || st.snapshot_writing || !st.queue.empty()) return;
     if (st.table->applied() < st.partition_messages_sent) {
         st.table->set_drain_target(st.partition_messages_sent);
         if (st.table->applied() < st.partition_messages_sent) return;  // a drained message follows
@@ -453,6 +459,15 @@ bool routable_while_planning(const events::Event& e) {
     }
 }
 
+/// Another `snapshot_interval_events` routed since the last snapshot, and
+/// none being written. (Which seqs get snapshots depends on how fast they
+/// are written; decisions do not: a snapshot barrier plans nothing.)
+bool snapshot_due(const RouterState& st) {
+    const RouterMemory& m = st.memory;
+    return st.snapshots && !st.barrier.active && !st.snapshot_writing && m.last_seq > st.quiet_until_seq &&
+           m.last_seq - m.last_snapshot_seq >= st.settings.snapshot_interval_events;
+}
+
 /// Routes queued events until the queue is empty, a barrier starts (or,
 /// while a round is planned, an event must wait for its decision) or the
 /// partition backlog is full.
@@ -471,15 +486,18 @@ void process(Self* self) {
                 start_barrier(self, /*snapshot=*/false);
                 return;
             }
-            const RouterMemory& m = st.memory;
-            if (st.snapshots && !st.barrier.active && m.last_seq > st.quiet_until_seq &&
-                m.last_seq - m.last_snapshot_seq >= st.settings.snapshot_interval_events) {
+            if (snapshot_due(st)) {
                 start_barrier(self, /*snapshot=*/true);
                 return;
             }
         }
         st.queue.pop_front();
         st.cursor = 0;
+    }
+    // A snapshot that fell due while the last one was written is taken now.
+    if (st.queue.empty() && snapshot_due(st)) {
+        start_barrier(self, /*snapshot=*/true);
+        return;
     }
     deliver_idle(self);
 }

@@ -58,6 +58,9 @@ struct RouterState {
     uint64_t quiet_until_seq = 0;
     bool snapshots = true;
     uint64_t partition_backlog_max = 0;
+    /// A captured snapshot is being written (beside the stream): no next
+    /// one until it is, and idle waits for it.
+    bool snapshot_writing = false;
 
     // Topology.
     std::vector<std::string> topics;                     // router topic index -> name

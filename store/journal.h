@@ -127,6 +127,9 @@ public:
     Result<events::Event> read_one(uint64_t seq) const;
 
     /// Stores opaque engine state as of `seq` (first_seq - 1 <= seq <= last_seq).
+    /// Safe to call from another thread than the appender's (the engine
+    /// writes snapshots beside the appends), never two at once, and not
+    /// while apply_retention runs.
     Status write_snapshot(uint64_t seq, std::span<const uint8_t> bytes);
     /// The newest snapshot, checked; nullopt when there is none.
     Result<std::optional<Snapshot>> newest_snapshot() const;
@@ -162,6 +165,7 @@ private:
     Journal(std::string path, JournalOptions options);
 
     Status recover();
+    Status ingest_snapshot(uint64_t seq, const std::string& value);
     Status verify_range(uint64_t from, uint64_t to) const;
 
     std::string _path;

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "store/journal.h"
@@ -168,6 +170,48 @@ TEST(Journal, NewestSnapshotIsFoundOnOpenAndTheTailFollowsIt) {
     Result<Snapshot> older = journal->read_snapshot(10);
     ASSERT_TRUE(older.ok());
     EXPECT_EQ(older->bytes, "state@10");
+}
+
+/// A large snapshot (an engine at 1M partitions writes ~160 MB) is ingested
+/// as a table file of its own instead of a Put; it must read back the same,
+/// survive a reopen, sit in order among small ones, and a file left behind
+/// by a crash mid-write must not survive the next open.
+TEST(Journal, LargeSnapshotsAreIngestedAndReadBackLikeSmallOnes) {
+    TempDir dir;
+    std::string large(6u << 20, '\0');
+    for (size_t i = 0; i < large.size(); i++) large[i] = static_cast<char>((i * 2654435761u) >> 13);
+    {
+        auto journal = open_journal(dir / "j");
+        append_samples(*journal, 40);
+        ASSERT_TRUE(journal->write_snapshot(10, as_bytes("small@10")).ok());
+        ASSERT_TRUE(journal->write_snapshot(20, as_bytes(large)).ok());
+        ASSERT_TRUE(journal->write_snapshot(30, as_bytes("small@30")).ok());
+        append_samples(*journal, 5);
+    }
+    // What a crash between writing the table file and ingesting it leaves.
+    const std::string stale = dir / "j/snapshot-ingest-35.sst";
+    { std::ofstream(stale) << "half a table file"; }
+    {
+        auto journal = open_journal(dir / "j");
+        EXPECT_FALSE(std::filesystem::exists(stale)) << "a never-ingested snapshot file survived the open";
+        Result<std::vector<uint64_t>> seqs = journal->snapshot_seqs();
+        ASSERT_TRUE(seqs.ok());
+        EXPECT_EQ(*seqs, (std::vector<uint64_t>{10, 20, 30}));
+        Result<Snapshot> read = journal->read_snapshot(20);
+        ASSERT_TRUE(read.ok()) << read.error().to_string();
+        EXPECT_TRUE(read->bytes == large) << "the large snapshot read back different bytes";
+        // Newest wins whatever the path each one took.
+        ASSERT_TRUE(journal->write_snapshot(45, as_bytes(large)).ok());
+    }
+    auto journal = open_journal(dir / "j");
+    Result<std::optional<Snapshot>> newest = journal->newest_snapshot();
+    ASSERT_TRUE(newest.ok());
+    ASSERT_TRUE(newest->has_value());
+    EXPECT_EQ((*newest)->seq, 45u);
+    EXPECT_TRUE((*newest)->bytes == large);
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(dir / "j"))) {
+        EXPECT_NE(entry.path().filename().string().rfind("snapshot-ingest-", 0), 0u) << entry.path();
+    }
 }
 
 TEST(Journal, SnapshotOutsideTheJournalIsRefused) {
