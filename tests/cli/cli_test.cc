@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "tests/support/ballast_cli.h"
 #include "tests/support/raw_journal.h"
 #include "tests/support/temp_dir.h"
 
@@ -21,31 +22,9 @@ namespace ballast::tools {
 namespace {
 
 using testing::TempDir;
-
-struct Outcome {
-    int exit_code = -1;
-    std::string out;  // stdout and stderr together
-};
-
-/// Runs `ballast ARGS` through the shell, capturing both streams.
-Outcome ballast(const std::string& args) {
-    const char* bin = std::getenv("BALLAST_BIN");
-    EXPECT_NE(bin, nullptr) << "set BALLAST_BIN to the ballast binary";
-    Outcome run;
-    if (!bin) return run;
-    const std::string command = std::string(bin) + " " + args + " 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    char buffer[4096];
-    size_t n = 0;
-    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) run.out.append(buffer, n);
-    const int status = pclose(pipe);
-    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return run;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
+using Outcome = testing::CliOutcome;
+using testing::ballast;
+using testing::contains;
 
 std::string read_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);

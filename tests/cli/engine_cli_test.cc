@@ -3,13 +3,10 @@
 
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include "actors/engine.h"
+#include "tests/support/ballast_cli.h"
 #include "tests/support/cluster_events.h"
 #include "tests/support/fake_port.h"
 #include "tests/support/temp_dir.h"
@@ -18,29 +15,9 @@ namespace ballast::tools {
 namespace {
 
 using testing::TempDir;
-
-struct Outcome {
-    int exit_code = -1;
-    std::string out;
-};
-
-Outcome ballast(const std::string& args) {
-    const char* bin = std::getenv("BALLAST_BIN");
-    EXPECT_NE(bin, nullptr) << "set BALLAST_BIN to the ballast binary";
-    Outcome outcome;
-    if (!bin) return outcome;
-    FILE* pipe = popen((std::string(bin) + " " + args + " 2>&1").c_str(), "r");
-    char buffer[4096];
-    size_t n = 0;
-    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) outcome.out.append(buffer, n);
-    const int status = pclose(pipe);
-    outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return outcome;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
+using Outcome = testing::CliOutcome;
+using testing::ballast;
+using testing::contains;
 
 /// A journal written by a live engine from a seeded stream, with decisions.
 void write_journal(const std::string& path, uint64_t seed, std::vector<std::string> settings = {}) {
