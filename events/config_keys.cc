@@ -1,0 +1,228 @@
+#include "events/config.h"
+
+/// Every configuration key Ballast knows: name, type, default, bounds and
+/// the one-line description `ballast config --defaults` prints. Parsing and
+/// the .properties format are in config.cc.
+
+#include <cassert>
+#include <limits>
+
+namespace ballast::events {
+
+namespace {
+
+// ------------------------------------------------------------ list element checks
+
+std::string check_capacity_override(std::string_view element) {
+    Result<CapacityOverride> parsed = parse_capacity_override(element);
+    return parsed ? std::string() : parsed.error().message;
+}
+
+std::string check_metrics_source(std::string_view element) {
+    for (std::string_view known : {"sampler", "automq", "cruise-control"}) {
+        if (element == known) return {};
+    }
+    return "sampler, automq or cruise-control";
+}
+
+std::string check_action_kind(std::string_view element) {
+    return element == "move" || element == "swap" || element == "leader" ? std::string() : "move, swap or leader";
+}
+
+constexpr int64_t int32_max = std::numeric_limits<int32_t>::max();
+constexpr int64_t two_pow_62 = int64_t{1} << 62;
+constexpr int64_t one_day_ms = 86'400'000;
+
+// ------------------------------------------------------------ the key table
+
+KeySpec boolean_key(std::string_view key, std::string_view default_value,
+                    std::string_view description) {
+    return KeySpec{.key = key,
+                   .type = ValueType::boolean,
+                   .default_value = default_value,
+                   .description = description};
+}
+
+KeySpec int_key(ValueType type, std::string_view key, std::string_view default_value,
+                int64_t min, int64_t max, std::string_view description) {
+    assert(type == ValueType::int32 || type == ValueType::int64 || type == ValueType::int_list);
+    // int32 values and int_list elements are stored as int32: the bounds must fit.
+    assert(type == ValueType::int64 || (min >= -int32_max - 1 && max <= int32_max));
+    return KeySpec{.key = key,
+                   .type = type,
+                   .default_value = default_value,
+                   .description = description,
+                   .min_int = min,
+                   .max_int = max};
+}
+
+KeySpec float_key(std::string_view key, std::string_view default_value, double min, double max,
+                  std::string_view description) {
+    return KeySpec{.key = key,
+                   .type = ValueType::float64,
+                   .default_value = default_value,
+                   .description = description,
+                   .min_double = min,
+                   .max_double = max};
+}
+
+KeySpec string_key(std::string_view key, std::string_view default_value, bool allow_empty,
+                   std::string_view description) {
+    return KeySpec{.key = key,
+                   .type = ValueType::string,
+                   .default_value = default_value,
+                   .description = description,
+                   .allow_empty = allow_empty};
+}
+
+KeySpec plain_key(ValueType type, std::string_view key, std::string_view default_value,
+                  std::string_view description) {
+    return KeySpec{.key = key,
+                   .type = type,
+                   .default_value = default_value,
+                   .description = description};
+}
+
+KeySpec choice_key(std::string_view key, std::string_view default_value,
+                   std::vector<std::string_view> choices, std::string_view description) {
+    return KeySpec{.key = key,
+                   .type = ValueType::choice,
+                   .default_value = default_value,
+                   .description = description,
+                   .choices = std::move(choices)};
+}
+
+std::vector<KeySpec> make_config_keys() {
+    using enum ValueType;
+    return {
+        // AutoMQ-compatible keys.
+        boolean_key("autobalancer.controller.enable", "true",
+                    "When false Ballast observes and plans but executes nothing."),
+        plain_key(goal_list, "autobalancer.controller.goals",
+                  "RackAwareGoal,ReplicaCapacityGoal,NetworkInCapacityGoal,NetworkOutCapacityGoal,"
+                  "DiskCapacityGoal,NetworkInUsageDistributionGoal,NetworkOutUsageDistributionGoal,"
+                  "ReplicaCountDistributionGoal,LeaderCountDistributionGoal,TopicSpreadGoal",
+                  "Goals in priority order; a lower goal never undoes a higher one. AutoMQ class "
+                  "names (kafka.autobalancer.goals.X) are accepted."),
+        int_key(int64, "autobalancer.controller.anomaly.detect.interval.ms", "60000", 1, one_day_ms,
+                "How often the cluster model is checked for goal violations."),
+        int_key(int64, "autobalancer.controller.execution.interval.ms", "5000", 0, one_day_ms,
+                "Pause between two batches of executed actions."),
+        int_key(int32, "autobalancer.controller.execution.concurrency", "50", 1, 100'000,
+                "Most partition moves in flight across the cluster."),
+        int_key(int_list, "autobalancer.controller.exclude.broker.ids", "", 0, int32_max,
+                "Brokers that are never chosen as a destination or source of moves."),
+        plain_key(string_list, "autobalancer.controller.exclude.topics", "",
+                  "Topics whose partitions are never moved."),
+        int_key(int64, "autobalancer.controller.metrics.delay.ms", "60000", 0, one_day_ms,
+                "Metrics older than this are stale and not used for planning."),
+        float_key("autobalancer.controller.network.in.distribution.detect.avg.deviation", "0.1",
+                  0, 1, "Inbound traffic is balanced when every broker is within this fraction "
+                        "of the mean."),
+        float_key("autobalancer.controller.network.out.distribution.detect.avg.deviation", "0.1",
+                  0, 1, "Outbound traffic is balanced when every broker is within this fraction "
+                        "of the mean."),
+        int_key(int64, "autobalancer.controller.network.in.usage.distribution.detect.threshold",
+                "1048576", 0, two_pow_62,
+                "A broker below this inbound bytes/s is balanced when the mean is below it too."),
+        int_key(int64, "autobalancer.controller.network.out.usage.distribution.detect.threshold",
+                "1048576", 0, two_pow_62,
+                "A broker below this outbound bytes/s is balanced when the mean is below it too."),
+        float_key("autobalancer.controller.network.in.trivial.change.ratio", "0.05", 0, 1,
+                  "A move shifting less than this fraction of a broker's inbound load is not "
+                  "worth making."),
+        float_key("autobalancer.controller.network.out.trivial.change.ratio", "0.05", 0, 1,
+                  "A move shifting less than this fraction of a broker's outbound load is not "
+                  "worth making."),
+
+        // Ballast's own keys.
+        string_key("ballast.journal.path", "ballast-journal", false,
+                   "Directory of the event journal and its snapshots."),
+        boolean_key("ballast.journal.sync", "true",
+                    "fsync each group commit; false leaves flushing to the OS (a process crash "
+                    "loses nothing, a machine crash may lose the last writes)."),
+        int_key(int64, "ballast.journal.retention.ms", "604800000", 0, two_pow_62,
+                "Events older than this AND covered by the newest snapshot may be deleted."),
+        int_key(int64, "ballast.snapshot.interval.events", "100000", 1, two_pow_62,
+                "A snapshot of the cluster model is written every this many events."),
+        int_key(int64, "ballast.partition.cooldown.ms", "60000", 0, one_day_ms,
+                "A partition that just moved is not moved again for this long."),
+        KeySpec{.key = "ballast.planner.actions",
+                .type = ValueType::string_list,
+                .default_value = "move,swap,leader",
+                .description = "Kinds of action balancing may use besides moves (always on): swap, leader; AutoMQ's balancer: move only.",
+                .element_check = check_action_kind},
+        int_key(int64, "ballast.partition.return.block.ms", "300000", 0, one_day_ms,
+                "A balancing move never puts a partition back on a broker it left less than this ago."),
+        int_key(int64, "ballast.broker.failure.grace.ms", "10000", 0, one_day_ms,
+                "A broker must stay fenced this long before its partitions are moved away."),
+        int_key(int32, "ballast.broker.max.inflight.moves", "5", 1, 100'000,
+                "Most partition moves in flight into or out of one broker."),
+        int_key(int64, "ballast.action.timeout.ms", "600000", 1000, one_day_ms,
+                "An action not finished after this long is cancelled and reported."),
+        int_key(int32, "ballast.action.retries.max", "3", 0, 100,
+                "A retriable failure is retried this many times before the action is dropped."),
+        int_key(int64, "ballast.action.retry.backoff.ms", "2000", 0, one_day_ms,
+                "Wait before the first retry; each further retry waits twice as long."),
+        float_key("ballast.broker.capacity.network.in.bytes.per.s", "0", 0, 1e15,
+                  "Inbound network capacity of every broker, bytes/s; 0 = unknown (not checked)."),
+        float_key("ballast.broker.capacity.network.out.bytes.per.s", "0", 0, 1e15,
+                  "Outbound network capacity of every broker, bytes/s; 0 = unknown (not checked)."),
+        float_key("ballast.broker.capacity.disk.bytes", "0", 0, 1e18,
+                  "Disk capacity of every broker, bytes; 0 = unknown (not checked)."),
+        int_key(int32, "ballast.broker.capacity.replicas.max", "0", 0, 10'000'000,
+                "Most replicas one broker may hold; 0 = no limit."),
+        KeySpec{.key = "ballast.broker.capacity.overrides",
+                .type = ValueType::string_list,
+                .default_value = "",
+                .description = "Per-broker capacities over the defaults above, e.g. "
+                               "4:in=104857600:out=209715200:disk=1e12:replicas=4000,5:in=52428800.",
+                .element_check = check_capacity_override},
+        float_key("ballast.capacity.threshold", "0.8", 0.01, 1,
+                  "Capacity goals keep load <= capacity x this."),
+        choice_key("ballast.cluster.flavor", "apache", {"apache", "automq"},
+                   "apache: a replica is re-created by copying from a live one; automq: shared "
+                   "storage, partitions on a dead broker can still move."),
+        int_key(int64, "ballast.tick.interval.ms", "1000", 10, 60'000,
+                "`ballast run`: how often the clock thread feeds the engine a Tick (wall-clock "
+                "epoch ms); every time the engine sees comes from these ticks."),
+        int_key(int64, "ballast.metadata.poll.ms", "1000", 10, one_day_ms,
+                "How often the Kafka adapter polls cluster metadata and reports what changed."),
+        KeySpec{.key = "ballast.metrics.source",
+                .type = ValueType::string_list,
+                .default_value = "sampler",
+                .description = "Where partition and broker metrics come from (several allowed): "
+                               "sampler (agentless: log sizes and end offsets), automq "
+                               "(AutoMQ's metrics topic), cruise-control (Cruise Control's "
+                               "metrics reporter topic).",
+                .element_check = check_metrics_source},
+        int_key(int64, "ballast.metrics.sample.interval.ms", "10000", 100, one_day_ms,
+                "How often metrics are sampled (sampler) or reported from the metrics topics "
+                "(automq, cruise-control)."),
+        string_key("ballast.metrics.automq.topic", "__auto_balancer_metrics", false,
+                   "The topic AutoMQ's metrics reporter writes (metrics source automq)."),
+        string_key("ballast.metrics.cruise.control.topic", "__CruiseControlMetrics", false,
+                   "The topic Cruise Control's metrics reporter writes (metrics source "
+                   "cruise-control)."),
+        choice_key("ballast.log.level", "info",
+                   {"trace", "debug", "info", "warn", "error", "critical", "off"},
+                   "Least severe log level that is written."),
+    };
+}
+
+}  // namespace
+
+const std::vector<KeySpec>& config_keys() {
+    static const std::vector<KeySpec> keys = make_config_keys();
+    return keys;
+}
+
+const KeySpec* find_key(std::string_view key) {
+    // A linear scan: there are a couple dozen keys and lookups happen at startup.
+    for (const KeySpec& spec : config_keys()) {
+        if (spec.key == key) return &spec;
+    }
+    return nullptr;
+}
+
+}  // namespace ballast::events
