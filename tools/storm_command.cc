@@ -109,6 +109,19 @@ public:
         }
         return out;
     }
+    /// The slowest batch fed in each second of the storm, in ms: where the
+    /// tail comes from (rounds, snapshots) shows as spikes.
+    std::vector<double> max_by_second(Clock::time_point start) {
+        std::lock_guard<std::mutex> lock(_mutex);
+        std::vector<double> out;
+        for (size_t i = 0; i < _latencies_ms.size(); i++) {
+            const double at_s = std::chrono::duration<double>(_fed_at[i] - start).count();
+            const size_t second = at_s < 0 ? 0 : static_cast<size_t>(at_s);
+            if (second >= out.size()) out.resize(second + 1, 0);
+            out[second] = std::max(out[second], _latencies_ms[i]);
+        }
+        return out;
+    }
     size_t pending() {
         std::lock_guard<std::mutex> lock(_mutex);
         return _pending.size();
@@ -348,6 +361,7 @@ int run_storm(const Context& ctx, const StormOptions& options) {
     nlohmann::ordered_json worst = nlohmann::ordered_json::array();
     for (const auto& [at_s, ms] : slowest) worst.push_back({{"fed_at_s", at_s}, {"ms", ms}});
     out["latency_ms"]["slowest"] = worst;
+    out["latency_ms"]["max_by_second"] = monitor.max_by_second(start);
     out["rounds"] = rounds;
     out["actions"] = actions;
     out["plan_ms"] = {{"p50", percentile(plans, 0.5)},
