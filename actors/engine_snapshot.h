@@ -60,6 +60,9 @@ struct EngineSnapshot {
 
 /// What the router hands over to be written: its capture, shared and immutable.
 using SnapshotPtr = std::shared_ptr<const EngineSnapshot>;
+/// The router's part of a capture, which the scheduler completes (and no
+/// one else holds meanwhile).
+using SnapshotDraftPtr = std::shared_ptr<EngineSnapshot>;
 
 std::string encode_snapshot(const EngineSnapshot& snapshot);
 events::Result<EngineSnapshot> decode_snapshot(std::string_view bytes);
@@ -68,3 +71,4 @@ events::Result<EngineSnapshot> decode_snapshot(std::string_view bytes);
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::actors::SchedulerMemory)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::actors::SnapshotPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::actors::SnapshotDraftPtr)

@@ -36,7 +36,7 @@ using control_atom = caf::atom_constant<caf::atom("control")>;    // router -> s
 using execute_atom = caf::atom_constant<caf::atom("execute")>;    // router -> executor
 using snapshot_atom = caf::atom_constant<caf::atom("snapshot")>;  // state capture and writes
 using idle_atom = caf::atom_constant<caf::atom("idle")>;          // engine -> router: caught up?
-using captured_atom = caf::atom_constant<caf::atom("captured")>;  // scheduler -> router: model taken
+using epoch_atom = caf::atom_constant<caf::atom("epoch")>;        // partition -> router: epoch applied
 
 using EventBatch = std::vector<events::Event>;
 using BatchPtr = std::shared_ptr<const EventBatch>;
@@ -75,6 +75,7 @@ struct PartitionUpdate {
     Kind kind = Kind::changed;
     uint64_t seq = 0;
     int64_t time_ms = 0;
+    uint32_t epoch = 0;  // the router's epoch when it was sent (partition_table.h)
     // changed (fixed arrays: no allocation per message, and a million of
     // these can be in flight while a cluster first appears)
     int32_t leader = -1;
@@ -130,16 +131,16 @@ using ExecutorViewPtr = std::shared_ptr<const ExecutorView>;
 struct PlanInput {
     uint64_t seq = 0;
     int64_t now_ms = 0;
-    bool snapshot_only = false;              // capture state, do not plan
     bool quiet = false;                      // recovery: the journal already holds what follows
     bool dry_run = false;                    // `ballast plan`: decide, change nothing
     std::vector<BrokerRecord> brokers;       // sorted by id
+    /// The table as of the barrier: read slots below `slot_count` with
+    /// `PartitionTable::read(slot, epoch)`; the actors may be past it.
+    uint32_t epoch = 0;
+    uint32_t slot_count = 0;
     std::vector<uint32_t> dirty_slots;       // partitions changed since the last barrier
-    std::vector<std::string> topics;         // the router's topic names, by index
+    std::vector<std::string> topics;         // the router's topic names, by index, as of the barrier
     ExecutorViewPtr executor;
-    /// Told `captured` once the scheduler has read the partition table into
-    /// its model, before it plans (null: nobody to tell).
-    caf::actor captured_to;
 };
 using PlanInputPtr = std::shared_ptr<const PlanInput>;
 

@@ -61,13 +61,15 @@ caf::behavior partition_actor(caf::stateful_actor<PartitionActorState>* self,
     self->state.slot = slot;
     return {
         [=](apply_atom, const PartitionUpdate& update) {
-            apply_partition_update(self->state.table->at(self->state.slot), update);
-            // The last actor to level the counter with the router's target
-            // tells the router (see partition_table.h).
-            const uint64_t applied = self->state.table->applied_one();
-            if (applied == self->state.table->drain_target()) {
-                self->send(router, drained_atom::value, applied);
-            }
+            PartitionTable& table = *self->state.table;
+            table.write(self->state.slot, update.epoch,
+                        [&](PartitionRecord& record) { apply_partition_update(record, update); });
+            // The last actor to level a counter with the router's target
+            // tells the router (see partition_table.h): the total for flow
+            // control and idle, the epoch's for a barrier.
+            const uint64_t applied = table.applied_one();
+            if (applied == table.drain_target()) self->send(router, drained_atom::value, applied);
+            if (table.applied_in_epoch(update.epoch)) self->send(router, epoch_atom::value, update.epoch);
         },
     };
 }

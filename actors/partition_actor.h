@@ -3,7 +3,8 @@
 /// One actor per partition. It applies the updates the router cuts out of
 /// events (replicas, leader and ISR changes; load samples; completed moves;
 /// deletion), in sequence order, into its record in the partition table,
-/// and counts each one as applied so a barrier knows when it is caught up.
+/// and counts each one as applied, in its epoch, so a barrier knows when
+/// the partitions are caught up with it.
 
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>

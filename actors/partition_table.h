@@ -10,18 +10,18 @@
 /// writes its slot whenever it applies an event, and a barrier only has to
 /// know that every message the router sent has been applied: the router
 /// counts what it sent, the actors count what they applied, and the last
-/// actor to bring the two level tells the router. The memory ordering is
-/// release (actor: slot write, then counter increment) / acquire (router and
-/// scheduler: counter read, then slot reads), so the scheduler sees every
-/// slot as of the barrier. Between barriers the scheduler reads nothing;
-/// during a barrier the router holds later events, so no slot changes under
-/// the reader. See actors/README.md for the numbers.
+/// actor to bring the two level tells the router. A barrier does not stop
+/// the actors: the table keeps each slot's record as of the last barrier
+/// beside the live one while the actor runs ahead (epochs, below), so
+/// routing goes on while the scheduler reads. See actors/README.md for the
+/// numbers.
 
 #include <array>
 #include <atomic>
 #include <cassert>
 #include <cstdint>
 #include <memory>
+#include <thread>
 #include <vector>
 
 namespace ballast::actors {
@@ -55,35 +55,95 @@ struct PartitionRecord {
 
 /// Records in chunks of 65,536 so that a slot's address never changes as
 /// the table grows. Growing is done by the router only, before it tells the
-/// new actor its slot, so readers never see a chunk being added.
+/// new actor its slot; the chunk list never reallocates (reserved for the
+/// most slots a table can hold), so a reader indexing it while the router
+/// adds a chunk reads only pointers that are already set.
+///
+/// Epochs: a barrier reads the table as of its event without stopping the
+/// partition actors. The router numbers the stretches of the stream between
+/// barriers (epochs) and tags every partition message with the current one.
+/// A barrier closes epoch e: messages routed after it belong to e + 1. A
+/// reader of epoch e waits until every message of epoch e is applied (a
+/// counter per epoch, like the drain counter), then reads each slot with
+/// `read(slot, e)`. The actor, on the first message of a newer epoch for
+/// its slot, first copies the record aside (`frozen`) and then applies: so
+/// a slot whose actor already ran ahead into e + 1 still shows the reader
+/// its state as of e. Only one barrier reads at a time and the next one
+/// starts only after the read (the router's barrier ends after the
+/// scheduler's decision), so a slot is never more than one epoch ahead of
+/// its reader. A per-slot spin lock, held for one copy or one update, keeps
+/// reader and writer off the same record at the same moment.
 class PartitionTable {
 public:
     static constexpr uint32_t chunk_size = 1u << 16;
+    static constexpr uint32_t chunks_max = 1u << 14;  // 2^30 slots
+
+    PartitionTable() { _chunks.reserve(chunks_max); }
 
     /// Appends a zeroed slot; returns its index. Router only.
     uint32_t add() {
-        const uint32_t index = _size;
-        if (index % chunk_size == 0) _chunks.push_back(std::make_unique<Chunk>());
-        _size++;
+        const uint32_t index = _size.load(std::memory_order_relaxed);
+        if (index % chunk_size == 0) {
+            assert(_chunks.size() < chunks_max);
+            _chunks.push_back(std::make_unique<Chunk>());
+        }
+        _size.store(index + 1, std::memory_order_release);
         return index;
     }
 
-    uint32_t size() const { return _size; }
+    uint32_t size() const { return _size.load(std::memory_order_acquire); }
 
-    PartitionRecord& at(uint32_t index) {
-        assert(index < _size);
-        return (*_chunks[index / chunk_size])[index % chunk_size];
+    /// The live record, unguarded: for the single-threaded moments (restore
+    /// before any actor runs, tests once the actors are idle) and for the
+    /// fields that never change after `add` (topic, partition).
+    PartitionRecord& at(uint32_t index) { return chunk(index).live[index % chunk_size]; }
+    const PartitionRecord& at(uint32_t index) const { return chunk(index).live[index % chunk_size]; }
+
+    /// The slot's actor: applies `update` to the live record as a message of
+    /// `epoch`, setting the record as of the older epoch aside first.
+    template <typename Apply>
+    void write(uint32_t index, uint32_t epoch, Apply&& apply) {
+        Chunk& c = chunk(index);
+        const uint32_t i = index % chunk_size;
+        Guard guard(c.lock[i]);
+        // Per slot, messages arrive in routing order: epochs never go back.
+        assert(epoch >= c.epoch[i]);
+        if (epoch > c.epoch[i]) {
+            c.frozen[i] = c.live[i];
+            c.epoch[i] = epoch;
+        }
+        apply(c.live[i]);
     }
-    const PartitionRecord& at(uint32_t index) const {
-        assert(index < _size);
-        return (*_chunks[index / chunk_size])[index % chunk_size];
+
+    /// A reader of epoch `epoch` (after every message of it was applied):
+    /// calls `f` with the record as of the end of that epoch, under the
+    /// slot's lock (keep `f` short: the slot's actor waits).
+    template <typename F>
+    void visit(uint32_t index, uint32_t epoch, F&& f) const {
+        const Chunk& c = chunk(index);
+        const uint32_t i = index % chunk_size;
+        Guard guard(c.lock[i]);
+        if (c.epoch[i] <= epoch) {
+            f(c.live[i]);
+        } else {
+            // The actor ran ahead, at most into the next epoch (see above).
+            assert(c.epoch[i] == epoch + 1);
+            f(c.frozen[i]);
+        }
     }
+    PartitionRecord read(uint32_t index, uint32_t epoch) const {
+        PartitionRecord out;
+        visit(index, epoch, [&](const PartitionRecord& r) { out = r; });
+        return out;
+    }
+
+    // ------------------------------------------------------------ counters
 
     /// Partition actors call this after each message they apply; returns
     /// the new count. Sequentially consistent with `set_drain_target`, so
     /// that of an actor levelling the count and the router setting the
     /// target, at least one sees the other (and both may: the router
-    /// ignores a second notice).
+    /// ignores a second notice). Used for flow control and idle.
     uint64_t applied_one() { return _applied.fetch_add(1, std::memory_order_seq_cst) + 1; }
     uint64_t applied() const { return _applied.load(std::memory_order_seq_cst); }
 
@@ -91,12 +151,76 @@ public:
     void set_drain_target(uint64_t target) { _drain_target.store(target, std::memory_order_seq_cst); }
     uint64_t drain_target() const { return _drain_target.load(std::memory_order_seq_cst); }
 
+    /// The router's current epoch: the one its messages are tagged with.
+    uint32_t epoch() const { return _epoch; }
+
+    /// The router, at a barrier: epoch `epoch()` ends after `sent` messages;
+    /// later messages belong to the next one. Returns the closed epoch.
+    /// The next epoch's counter is the one of the epoch before the closed
+    /// one, whose messages were all applied (its barrier waited for them).
+    uint32_t close_epoch(uint64_t sent) {
+        const uint32_t closed = _epoch;
+        Epoch& next = _epochs[(closed + 1) % 2];
+        next.applied.store(0, std::memory_order_seq_cst);
+        next.target.store(UINT64_MAX, std::memory_order_seq_cst);
+        _epochs[closed % 2].target.store(sent, std::memory_order_seq_cst);
+        _epoch = closed + 1;
+        return closed;
+    }
+
+    /// Partition actors, after each message: counts it in its epoch and
+    /// returns whether it was the epoch's last (then the actor tells the
+    /// router). Like `applied_one`, the router may hear twice.
+    bool applied_in_epoch(uint32_t epoch) {
+        Epoch& e = _epochs[epoch % 2];
+        const uint64_t applied = e.applied.fetch_add(1, std::memory_order_seq_cst) + 1;
+        return applied == e.target.load(std::memory_order_seq_cst);
+    }
+    /// The router, after `close_epoch`: are all of the closed epoch's
+    /// messages applied already?
+    bool epoch_drained(uint32_t epoch) const {
+        const Epoch& e = _epochs[epoch % 2];
+        return e.applied.load(std::memory_order_seq_cst) >= e.target.load(std::memory_order_seq_cst);
+    }
+
 private:
-    using Chunk = std::array<PartitionRecord, chunk_size>;
+    /// A spin lock held for one record copy or one update: the reader is one
+    /// actor visiting each slot once per barrier, so waits are rare and short.
+    struct Guard {
+        explicit Guard(std::atomic<uint8_t>& flag) : _flag(flag) {
+            while (_flag.exchange(1, std::memory_order_acquire)) {
+                while (_flag.load(std::memory_order_relaxed)) std::this_thread::yield();
+            }
+        }
+        ~Guard() { _flag.store(0, std::memory_order_release); }
+        std::atomic<uint8_t>& _flag;
+    };
+    struct Chunk {
+        std::array<PartitionRecord, chunk_size> live;
+        std::array<PartitionRecord, chunk_size> frozen;  // as of the epoch before `epoch`
+        std::array<uint32_t, chunk_size> epoch{};        // of the newest message applied
+        mutable std::array<std::atomic<uint8_t>, chunk_size> lock{};
+    };
+    struct Epoch {
+        std::atomic<uint64_t> applied{0};
+        std::atomic<uint64_t> target{UINT64_MAX};
+    };
+
+    Chunk& chunk(uint32_t index) {
+        assert(index < size());
+        return *_chunks[index / chunk_size];
+    }
+    const Chunk& chunk(uint32_t index) const {
+        assert(index < size());
+        return *_chunks[index / chunk_size];
+    }
+
     std::vector<std::unique_ptr<Chunk>> _chunks;
-    uint32_t _size = 0;
+    std::atomic<uint32_t> _size{0};
     std::atomic<uint64_t> _applied{0};
     std::atomic<uint64_t> _drain_target{UINT64_MAX};
+    uint32_t _epoch = 0;  // router only
+    std::array<Epoch, 2> _epochs;
 };
 
 }  // namespace ballast::actors

@@ -44,8 +44,10 @@ caf::actor& broker(Self* self, int32_t id) {
 
 void send_to_partition(Self* self, uint32_t slot, PartitionUpdate update) {
     RouterState& st = self->state;
+    update.epoch = st.table->epoch();
     self->send(st.partitions[slot], apply_atom::value, std::move(update));
     st.partition_messages_sent++;
+    st.epoch_messages_sent++;
     st.progress->partition_messages_sent.store(st.partition_messages_sent, std::memory_order_release);
     if (!st.dirty_flag[slot]) {
         st.dirty_flag[slot] = 1;
@@ -284,7 +286,9 @@ void start_barrier(Self* self, bool snapshot);
 void process(Self* self);
 void deliver_idle(Self* self);
 
-/// Every answer is in: plan (or snapshot), then resume.
+/// Every answer is in and every partition message of the barrier's epoch
+/// is applied: plan (or snapshot), and let everything through again once
+/// the decision (or the capture) is back.
 void finish_barrier(Self* self) {
     RouterState& st = self->state;
     RouterState::Barrier& b = st.barrier;
@@ -300,27 +304,18 @@ void finish_barrier(Self* self) {
     }
 
     if (b.snapshot) {
-        self->request(st.scheduler, caf::infinite, snapshot_atom::value)
-            .then([=](const SchedulerMemory& scheduler) {
+        // The scheduler adds the partition records as of the barrier (it
+        // reads the table beside the stream, as for a round) and its memory.
+        b.snapshot_draft->brokers = std::move(b.brokers);
+        b.snapshot_draft->executor = *b.executor;
+        self->request(st.scheduler, caf::infinite, snapshot_atom::value, std::move(b.snapshot_draft),
+                      b.epoch, b.slot_count)
+            .then([=](const SnapshotPtr& snapshot) {
                 RouterState& st = self->state;
-                EngineSnapshot snapshot;
-                snapshot.seq = st.barrier.seq;
-                snapshot.router = st.memory;
-                snapshot.router.last_snapshot_seq = st.barrier.seq;
-                snapshot.config_properties = st.config.to_properties_text();
-                snapshot.topics = st.topics;
-                snapshot.partitions.reserve(st.table->size());
-                for (uint32_t slot = 0; slot < st.table->size(); slot++) {
-                    snapshot.partitions.push_back(st.table->at(slot));
-                }
-                snapshot.brokers = st.barrier.brokers;
-                snapshot.executor = *st.barrier.executor;
-                snapshot.scheduler = scheduler;
                 // The capture is all the stream waits for: the journal writes
                 // it beside the appends, and the next one waits for this one.
                 st.snapshot_writing = true;
-                self->request(st.journal, caf::infinite, snapshot_atom::value,
-                              SnapshotPtr(std::make_shared<const EngineSnapshot>(std::move(snapshot))),
+                self->request(st.journal, caf::infinite, snapshot_atom::value, snapshot,
                               st.memory.now_ms, st.settings.retention_ms)
                     .then([=](bool) {
                         self->state.snapshot_writing = false;
@@ -337,14 +332,13 @@ void finish_barrier(Self* self) {
     input->seq = b.seq;
     input->now_ms = st.memory.now_ms;
     input->brokers = std::move(b.brokers);
-    input->dirty_slots = std::move(st.dirty);
-    for (const uint32_t slot : input->dirty_slots) st.dirty_flag[slot] = 0;
-    st.dirty.clear();
-    input->topics = st.topics;
+    input->epoch = b.epoch;
+    input->slot_count = b.slot_count;
+    input->dirty_slots = std::move(b.dirty);
+    input->topics = std::move(b.topics);
     input->executor = b.executor;
     input->quiet = b.seq <= st.quiet_until_seq;
     input->dry_run = b.dry_run;
-    if (!b.dry_run) input->captured_to = caf::actor_cast<caf::actor>(self);
     self->request(st.scheduler, caf::infinite, plan_atom::value, PlanInputPtr(input))
         .then([=](const DecisionPtr& decision) {
             RouterState& st = self->state;
@@ -381,14 +375,39 @@ void answered(Self* self) {
     if (--b.waiting == 0) finish_barrier(self);
 }
 
-/// Holds the stream and gathers the state as of the last routed event.
+/// Gathers the state as of the last routed event. Closes the table's epoch
+/// (later partition messages belong to the next one) and takes the router's
+/// own part now, so that routing may go on at once with the events
+/// `routable_during_barrier` lets through.
 void start_barrier(Self* self, bool snapshot) {
     RouterState& st = self->state;
     RouterState::Barrier& b = st.barrier;
+    assert(!b.active);
     b = RouterState::Barrier{};
     b.active = true;
     b.snapshot = snapshot;
     b.seq = st.memory.last_seq;
+    b.epoch = st.table->close_epoch(st.epoch_messages_sent);
+    st.epoch_messages_sent = 0;
+    b.slot_count = st.table->size();
+    b.topics = st.topics;
+    if (!snapshot) {
+        // What changed since the last round, in this epoch or the ones of
+        // snapshots since (read as of this one, they are up to date).
+        b.dirty = std::move(st.dirty);
+        st.dirty.clear();
+        for (const uint32_t slot : b.dirty) st.dirty_flag[slot] = 0;
+    } else {
+        b.snapshot_draft = std::make_shared<EngineSnapshot>();
+        EngineSnapshot& draft = *b.snapshot_draft;
+        draft.seq = b.seq;
+        draft.router = st.memory;
+        draft.router.last_snapshot_seq = b.seq;
+        draft.config_properties = st.config.to_properties_text();
+        draft.topics = st.topics;
+    }
+    // Brokers and executor answer in mailbox order: as of this event,
+    // whatever is routed after the request.
     b.waiting = static_cast<uint32_t>(st.brokers.size()) + 2;  // + executor + partitions
     for (auto& [id, actor] : st.brokers) {
         self->request(actor, caf::infinite, barrier_atom::value).then([=](const BrokerRecord& record) {
@@ -401,9 +420,7 @@ void start_barrier(Self* self, bool snapshot) {
             self->state.barrier.executor = view;
             answered(self);
         });
-    b.drain_target = st.partition_messages_sent;
-    st.table->set_drain_target(b.drain_target);
-    if (st.table->applied() >= b.drain_target) {
+    if (st.table->epoch_drained(b.epoch)) {
         b.partitions_drained = true;
         answered(self);
     }
@@ -426,9 +443,9 @@ void deliver_idle(Self* self) {
 }
 
 /// Over the backlog cap: pause until the partition actors have applied all
-/// but half of it. Reuses the drain counter of the barrier (only one of the
-/// two is ever waiting: a barrier starts only while routing, and routing
-/// stops here). Returns whether routing must pause.
+/// but half of it (the total counter's target, which idle uses too: idle
+/// waits only when nothing is queued, so never while throttled). Returns
+/// whether routing must pause.
 bool throttle(Self* self) {
     RouterState& st = self->state;
     if (st.partition_messages_sent - st.table->applied() <= st.partition_backlog_max) return false;
@@ -442,13 +459,14 @@ bool throttle(Self* self) {
     return true;
 }
 
-/// While a round is planned (after the scheduler took its model), only
-/// events that change nothing but partition and broker state may pass: they
-/// touch neither the executor nor the router's round memory (clock,
-/// triggers, action slots), which the decision updates when it arrives.
-/// Anything else waits for the decision, so everyone sees it in stream
-/// order, as if the round had stopped the stream.
-bool routable_while_planning(const events::Event& e) {
+/// While a barrier is active, only events that change nothing but partition
+/// and broker state may pass: the barrier reads those as of its event
+/// (partition slots by epoch, brokers in mailbox order), and they touch
+/// neither the executor nor the router's round memory (clock, triggers,
+/// action slots), which the decision updates when it arrives. Anything else
+/// waits for the decision, so everyone sees it in stream order, as if the
+/// round had stopped the stream.
+bool routable_during_barrier(const events::Event& e) {
     switch (e.type()) {
         case events::EventType::partition_metrics:
         case events::EventType::broker_metrics:
@@ -468,27 +486,26 @@ bool snapshot_due(const RouterState& st) {
            m.last_seq - m.last_snapshot_seq >= st.settings.snapshot_interval_events;
 }
 
-/// Routes queued events until the queue is empty, a barrier starts (or,
-/// while a round is planned, an event must wait for its decision) or the
-/// partition backlog is full.
+/// Routes queued events until the queue is empty, an event must wait for
+/// the active barrier's decision, or the partition backlog is full.
 void process(Self* self) {
     RouterState& st = self->state;
-    while ((!st.barrier.active || st.barrier.planning) && !st.throttled && !st.queue.empty()) {
+    while (!st.throttled && !st.queue.empty()) {
         const EventBatch& batch = *st.queue.front();
         while (st.cursor < batch.size()) {
             if (throttle(self)) return;
-            if (st.barrier.active && !routable_while_planning(batch[st.cursor])) return;
+            if (st.barrier.active && !routable_during_barrier(batch[st.cursor])) return;
             const events::Event& e = batch[st.cursor++];
             const bool plan_due = route(self, e);
             st.progress->events_routed.fetch_add(1, std::memory_order_relaxed);
             st.progress->last_seq.store(e.seq, std::memory_order_relaxed);
+            // Only a Tick makes a round due, and a Tick waits while a
+            // barrier is active: barriers never overlap.
+            assert(!(plan_due && st.barrier.active));
             if (plan_due) {
                 start_barrier(self, /*snapshot=*/false);
-                return;
-            }
-            if (snapshot_due(st)) {
+            } else if (snapshot_due(st)) {
                 start_barrier(self, /*snapshot=*/true);
-                return;
             }
         }
         st.queue.pop_front();
@@ -543,15 +560,10 @@ caf::behavior router_actor(caf::stateful_actor<RouterState>* self, RouterSetup s
         [=](control_atom, const caf::actor& journal) { self->state.journal = journal; },
         [=](route_atom, const BatchPtr& batch) {
             self->state.queue.push_back(batch);
-            if ((!self->state.barrier.active || self->state.barrier.planning) && !self->state.throttled) process(self);
+            if (!self->state.throttled) process(self);
         },
         [=](drained_atom, uint64_t target) {
             RouterState& st = self->state;
-            if (st.barrier.active && !st.barrier.partitions_drained && target == st.barrier.drain_target) {
-                st.barrier.partitions_drained = true;
-                answered(self);
-                return;
-            }
             if (st.throttled && target == st.throttle_target) {
                 st.throttled = false;
                 process(self);
@@ -559,12 +571,14 @@ caf::behavior router_actor(caf::stateful_actor<RouterState>* self, RouterSetup s
             }
             deliver_idle(self);
         },
-        [=](captured_atom, uint64_t seq) {
-            RouterState& st = self->state;
-            RouterState::Barrier& b = st.barrier;
-            if (!b.active || b.snapshot || b.dry_run || b.seq != seq) return;
-            b.planning = true;
-            process(self);
+        [=](epoch_atom, uint32_t epoch) {
+            RouterState::Barrier& b = self->state.barrier;
+            // A second notice (the actor and the router both saw the level)
+            // or one for an epoch long closed changes nothing.
+            if (b.active && !b.partitions_drained && epoch == b.epoch) {
+                b.partitions_drained = true;
+                answered(self);
+            }
         },
         // `ballast plan`: a round now, as of everything routed; the caller
         // waits for idle first, so nothing is queued.

@@ -4,11 +4,12 @@
 /// event to the actors it concerns (brokers, partitions, scheduler,
 /// executor). It owns the barrier: when a Tick makes a planning round due
 /// (the detect interval passed, a broker changed, a fenced broker's grace
-/// ran out) or a snapshot is due, it holds every later event, gathers the
-/// state as of that event's sequence number, and resumes only when the
-/// scheduler's decision has been journaled and handed to the executor. So a
-/// decision always takes effect at the same point of the stream, live or in
-/// a replay. See actors/README.md for why and what it costs.
+/// ran out) or a snapshot is due, it gathers the state as of that event's
+/// sequence number and passes on only partition and broker state (which
+/// the gathering is protected from, see partition_table.h) until the scheduler's decision has been journaled and
+/// handed to the executor. So a decision always takes effect at the same
+/// point of the stream, live or in a replay. See actors/README.md for why
+/// and what it costs.
 
 #include <atomic>
 #include <deque>
@@ -77,6 +78,7 @@ struct RouterState {
     std::vector<uint32_t> dirty;
     std::vector<uint8_t> dirty_flag;  // by slot
     uint64_t partition_messages_sent = 0;
+    uint64_t epoch_messages_sent = 0;  // in the table's current epoch
 
     // Flow control: routing pauses while more than partition_backlog_max
     // partition messages wait in mailboxes, until the actors have worked
@@ -92,19 +94,22 @@ struct RouterState {
     std::deque<BatchPtr> queue;
     size_t cursor = 0;
 
-    // The barrier in progress.
+    // The barrier in progress. It closes the table's epoch and takes what
+    // the round needs from the router as of its event; partition and broker
+    // state go on being routed while it waits for answers and the decision.
     struct Barrier {
         bool active = false;
         bool snapshot = false;
         bool dry_run = false;
-        /// The scheduler has taken its model: events that only change
-        /// partition and broker state may be routed until the decision comes.
-        bool planning = false;
         caf::response_promise dry_run_promise;
         uint64_t seq = 0;
         uint32_t waiting = 0;  // answers still to come
-        uint64_t drain_target = 0;
+        uint32_t epoch = 0;    // the table epoch it closed
+        uint32_t slot_count = 0;
         bool partitions_drained = false;
+        std::vector<uint32_t> dirty;
+        std::vector<std::string> topics;
+        std::shared_ptr<EngineSnapshot> snapshot_draft;  // snapshot barriers: the router's part
         std::vector<BrokerRecord> brokers;
         ExecutorViewPtr executor;
     } barrier;

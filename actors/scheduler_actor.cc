@@ -49,9 +49,11 @@ void fill_partition(const SchedulerState& st, const PartitionRecord& record, uin
 
 /// Rebuilds the partition arrays from every live slot, sorted by (topic
 /// name, partition). Needed only when partitions appear, disappear or change
-/// replication factor: O(P log P), rare.
-void rebuild_partitions(SchedulerState& st) {
-    const uint32_t slots = st.table->size();
+/// replication factor: O(P log P), rare. Slots are read as of the barrier
+/// (the actors may be running ahead), in two passes: which exist, then
+/// their contents.
+void rebuild_partitions(SchedulerState& st, const PlanInput& input) {
+    const uint32_t slots = input.slot_count;
     // Order by (topic name, partition) through integer keys: each router
     // topic's rank by name, then the partition. Slots are mostly added in
     // that order already, so the sort usually finds them sorted (1M
@@ -70,10 +72,11 @@ void rebuild_partitions(SchedulerState& st) {
     std::vector<Keyed> keyed;
     keyed.reserve(slots);
     for (uint32_t slot = 0; slot < slots; slot++) {
-        const PartitionRecord& r = st.table->at(slot);
-        if (r.exists && r.topic < st.router_topics.size()) {
-            keyed.push_back({rank[r.topic] << 32 | static_cast<uint32_t>(r.partition), slot});
-        }
+        st.table->visit(slot, input.epoch, [&](const PartitionRecord& r) {
+            if (r.exists && r.topic < st.router_topics.size()) {
+                keyed.push_back({rank[r.topic] << 32 | static_cast<uint32_t>(r.partition), slot});
+            }
+        });
     }
     if (!std::is_sorted(keyed.begin(), keyed.end())) std::sort(keyed.begin(), keyed.end());
     std::vector<uint32_t> live;
@@ -87,15 +90,16 @@ void rebuild_partitions(SchedulerState& st) {
     st.slot_to_model.assign(slots, UINT32_MAX);
     uint32_t last_router_topic = UINT32_MAX;
     for (uint32_t i = 0; i < live.size(); i++) {
-        const PartitionRecord& r = st.table->at(live[i]);
-        if (r.topic != last_router_topic) {
-            m.topics.push_back(st.router_topics[r.topic]);
-            last_router_topic = r.topic;
-        }
-        goals::Partition& p = m.partitions[i];
-        fill_partition(st, r, static_cast<uint32_t>(m.topics.size() - 1), p);
-        p.replica_begin = static_cast<uint32_t>(m.replicas.size());
-        m.replicas.insert(m.replicas.end(), r.replicas.begin(), r.replicas.begin() + r.replica_count);
+        st.table->visit(live[i], input.epoch, [&](const PartitionRecord& r) {
+            if (r.topic != last_router_topic) {
+                m.topics.push_back(st.router_topics[r.topic]);
+                last_router_topic = r.topic;
+            }
+            goals::Partition& p = m.partitions[i];
+            fill_partition(st, r, static_cast<uint32_t>(m.topics.size() - 1), p);
+            p.replica_begin = static_cast<uint32_t>(m.replicas.size());
+            m.replicas.insert(m.replicas.end(), r.replicas.begin(), r.replicas.begin() + r.replica_count);
+        });
         st.slot_to_model[live[i]] = i;
     }
     st.structure_dirty = false;
@@ -130,7 +134,7 @@ void update_partitions(SchedulerState& st, const PlanInput& input) {
     if (input.topics.size() != st.router_topics.size()) st.router_topics = input.topics;
     if (!st.structure_dirty) {
         for (const uint32_t slot : input.dirty_slots) {
-            const PartitionRecord& r = st.table->at(slot);
+            const PartitionRecord r = st.table->read(slot, input.epoch);
             const uint32_t index = slot < st.slot_to_model.size() ? st.slot_to_model[slot] : UINT32_MAX;
             if (index == UINT32_MAX || !r.exists ||
                 st.model.partitions[index].replica_count != r.replica_count) {
@@ -144,12 +148,12 @@ void update_partitions(SchedulerState& st, const PlanInput& input) {
         }
     }
     if (st.structure_dirty) {
-        rebuild_partitions(st);
+        rebuild_partitions(st, input);
         st.projected.clear();
     }
     // Projections of the last barrier: back to what the slots say.
     for (const uint32_t index : st.projected) {
-        const PartitionRecord& r = st.table->at(st.model_slots[index]);
+        const PartitionRecord r = st.table->read(st.model_slots[index], input.epoch);
         goals::Partition& p = st.model.partitions[index];
         fill_partition(st, r, p.topic, p);
         std::copy(r.replicas.begin(), r.replicas.begin() + r.replica_count,
@@ -348,10 +352,6 @@ caf::result<DecisionPtr> plan_round(Self* self, const PlanInput& input) {
     st.model.now_ms = input.now_ms;
     update_partitions(st, input);
     update_brokers(st, input);
-    // The model is ours now: the router may let partitions and brokers move
-    // on while we plan (see actors/README.md, "The round runs beside the stream").
-    if (input.captured_to) self->send(input.captured_to, captured_atom::value, input.seq);
-    if (input.snapshot_only) return DecisionPtr(std::make_shared<Decision>());
 
     const goals::Plan plan = goals::plan(st.model, st.settings.planner);
     if (plan.status == goals::Plan::Status::invalid_input) {
@@ -520,7 +520,17 @@ caf::behavior scheduler_actor(caf::stateful_actor<SchedulerState>* self, const P
                 on_command(st, *command);
             }
         },
-        [=](snapshot_atom) -> SchedulerMemory { return self->state.memory; },
+        // A snapshot barrier: the router's part, completed with the
+        // partition records as of the barrier and this actor's memory.
+        [=](snapshot_atom, const SnapshotDraftPtr& draft, uint32_t epoch, uint32_t slot_count) {
+            SchedulerState& st = self->state;
+            draft->partitions.reserve(slot_count);
+            for (uint32_t slot = 0; slot < slot_count; slot++) {
+                draft->partitions.push_back(st.table->read(slot, epoch));
+            }
+            draft->scheduler = st.memory;
+            return SnapshotPtr(draft);
+        },
     };
 }
 

@@ -16,15 +16,24 @@
 namespace ballast::actors {
 namespace {
 
-/// Records each PlanInput, plans nothing.
-caf::behavior fake_scheduler(caf::event_based_actor*, std::vector<PlanInputPtr>* inputs) {
+/// What the fake scheduler saw of the table when it was asked to plan.
+struct Seen {
+    PlanInputPtr input;
+    std::vector<PartitionRecord> slots;  // every slot of the input, read as of its epoch
+};
+
+/// Records each PlanInput and the table as the round reads it; plans nothing.
+caf::behavior fake_scheduler(caf::event_based_actor*, const PartitionTable* table,
+                             std::vector<PlanInputPtr>* inputs, std::vector<Seen>* seen) {
     return {
         [=](plan_atom, const PlanInputPtr& input) -> DecisionPtr {
             inputs->push_back(input);
+            Seen s{input, {}};
+            for (uint32_t slot = 0; slot < input->slot_count; slot++) s.slots.push_back(table->read(slot, input->epoch));
+            seen->push_back(std::move(s));
             return std::make_shared<Decision>();
         },
         [=](control_atom, const EventPtr&) {},
-        [=](snapshot_atom) { return SchedulerMemory{}; },
     };
 }
 
@@ -34,7 +43,7 @@ protected:
         _config.set("scheduler.policy", caf::atom("testing"));
         _system = std::make_unique<caf::actor_system>(_config);
         _sched = &dynamic_cast<caf::scheduler::test_coordinator&>(_system->scheduler());
-        scheduler = _system->spawn(fake_scheduler, &inputs);
+        scheduler = _system->spawn(fake_scheduler, &table, &inputs, &seen);
         executor = _system->spawn(executor_actor, nullptr, caf::actor(), ExecutorView{},
                                   ExecutorSettings{}, UINT64_MAX,
                                   [](const events::Event&) {});
@@ -70,6 +79,12 @@ protected:
         });
     }
 
+    /// Runs `actor` until its mailbox is empty, nothing else.
+    void run_only(const caf::actor& actor) {
+        auto* job = dynamic_cast<caf::resumable*>(caf::actor_cast<caf::abstract_actor*>(actor));
+        _sched->run_jobs_filtered([&](caf::resumable* j) { return j == job; });
+    }
+
     caf::actor partition_actor_of(uint32_t slot) {
         // The router spawned it; find it among the waiting jobs by elimination.
         (void)slot;
@@ -99,6 +114,7 @@ protected:
     PartitionTable table;
     RouterProgress progress;
     std::vector<PlanInputPtr> inputs;
+    std::vector<Seen> seen;
     caf::actor scheduler;
     caf::actor executor;
     caf::actor router;
@@ -112,12 +128,15 @@ TEST_F(BarrierTest, TheSchedulerWaitsForEveryPartitionAndSeesNothingAfterTheTick
            event(2, events::PartitionChanged{"orders", 0, {1}, 1, {1}, 0}),
            event(3, sample(1000, 3000)),
            event(4, events::Tick{4000}),       // the first Tick: a round is due
-           event(5, sample(9999, 5000))});     // after the barrier: must wait
-    // The router routes up to the Tick and starts the barrier.
+           event(5, sample(9999, 5000)),       // after the barrier: routed, not seen by the round
+           event(6, events::Tick{5000})});     // not partition state: waits for the decision
+    // The router routes up to the Tick, starts the barrier and routes on
+    // what only changes partition state.
     _sched->prioritize(router);
     _sched->run_once();
     const caf::actor partition = partition_actor_of(0);
     ASSERT_TRUE(partition) << "the router spawned no partition actor";
+    EXPECT_EQ(progress.events_routed.load(), 5u) << "the sample after the Tick waits, or the Tick after it passed";
 
     // Everything but the partition actor runs: brokers and executor answer,
     // yet the scheduler is not asked while the partition lags.
@@ -125,7 +144,10 @@ TEST_F(BarrierTest, TheSchedulerWaitsForEveryPartitionAndSeesNothingAfterTheTick
     EXPECT_TRUE(inputs.empty()) << "planned before the partition actor applied its updates";
     EXPECT_EQ(table.at(0).applied_seq, 0u);
 
-    // The partition catches up; now the round runs, as of seq 4.
+    // The partition catches up, and runs ahead to seq 5 (its mailbox holds
+    // it); the round still sees the slot as of seq 4.
+    run_only(partition);
+    EXPECT_EQ(table.at(0).applied_seq, 5u);
     _sched->run();
     ASSERT_EQ(inputs.size(), 1u);
     const PlanInput& input = *inputs.front();
@@ -134,10 +156,53 @@ TEST_F(BarrierTest, TheSchedulerWaitsForEveryPartitionAndSeesNothingAfterTheTick
     EXPECT_EQ(input.dirty_slots, std::vector<uint32_t>{0});
     ASSERT_EQ(input.brokers.size(), 1u);
     EXPECT_EQ(input.brokers[0].rack, "rack-a");
-    EXPECT_EQ(input.brokers[0].applied_seq, 3u);  // the report at seq 3 refreshed it
-    // The held event was routed only after the round: the slot has it now.
-    EXPECT_EQ(table.at(0).applied_seq, 5u);
+    EXPECT_EQ(input.brokers[0].applied_seq, 3u);  // the report at seq 3 refreshed it, seq 5's did not count
+    ASSERT_EQ(seen.front().slots.size(), 1u);
+    EXPECT_EQ(seen.front().slots[0].applied_seq, 3u);
+    EXPECT_EQ(seen.front().slots[0].bytes_in_per_s, 1000);
+    // The live slot has the later sample, and the Tick went on after the decision.
     EXPECT_EQ(table.at(0).bytes_in_per_s, 9999);
+    EXPECT_EQ(progress.events_routed.load(), 6u);
+}
+
+TEST_F(BarrierTest, ARoundThatReadsBeforeThePartitionRunsAheadSeesTheSameSlot) {
+    route({event(1, events::BrokerRegistered{1, "rack-a", {}}),
+           event(2, events::PartitionChanged{"orders", 0, {1}, 1, {1}, 0}),
+           event(3, sample(1000, 3000))});
+    _sched->run();
+    route({event(4, events::Tick{4000}), event(5, sample(9999, 5000))});
+    _sched->prioritize(router);
+    _sched->run_once();  // barrier at seq 4, the sample of seq 5 in the partition's mailbox
+    EXPECT_EQ(progress.events_routed.load(), 5u);
+    const caf::actor partition = partition_actor_of(0);
+    ASSERT_TRUE(partition);
+    run_all_but({partition});  // the round reads while seq 5 waits
+    ASSERT_EQ(inputs.size(), 1u);
+    EXPECT_EQ(seen.front().slots[0].bytes_in_per_s, 1000);
+    _sched->run();
+    EXPECT_EQ(table.at(0).bytes_in_per_s, 9999);
+    // The next round sees the new sample.
+    route({event(6, events::Tick{64'000})});
+    _sched->run();
+    ASSERT_EQ(inputs.size(), 2u);
+    EXPECT_EQ(inputs[1]->dirty_slots, std::vector<uint32_t>{0});
+    EXPECT_EQ(seen[1].slots[0].bytes_in_per_s, 9999);
+    EXPECT_EQ(seen[1].slots[0].applied_seq, 5u);
+}
+
+TEST_F(BarrierTest, APartitionFirstSeenAfterTheTickIsNotInTheRound) {
+    route({event(1, events::BrokerRegistered{1, "", {}}),
+           event(2, events::PartitionChanged{"orders", 0, {1}, 1, {1}, 0}),
+           event(3, events::Tick{3000}),
+           event(4, events::PartitionChanged{"orders", 1, {1}, 1, {1}, 0}),
+           event(5, events::TopicDeleted{"orders"})});
+    _sched->run();
+    ASSERT_EQ(inputs.size(), 1u);
+    EXPECT_EQ(inputs[0]->slot_count, 1u);
+    EXPECT_EQ(inputs[0]->dirty_slots, std::vector<uint32_t>{0});
+    EXPECT_TRUE(seen[0].slots[0].exists) << "the deletion after the Tick showed in the round";
+    EXPECT_FALSE(table.at(0).exists);
+    EXPECT_EQ(table.size(), 2u);
 }
 
 TEST_F(BarrierTest, APartitionThatIsAlreadyCaughtUpDoesNotHoldTheRound) {
