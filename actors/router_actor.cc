@@ -72,7 +72,16 @@ uint32_t ensure_partition(Self* self, uint32_t topic, int32_t partition) {
     return slot;
 }
 
+/// Sends a broker its report time held back, if any.
+void flush_report(Self* self, int32_t id) {
+    auto it = self->state.pending_reports.find(id);
+    if (it == self->state.pending_reports.end()) return;
+    self->send(broker(self, id), apply_atom::value, std::move(it->second));
+    self->state.pending_reports.erase(it);
+}
+
 void broker_update(Self* self, int32_t id, BrokerUpdate update) {
+    flush_report(self, id);
     self->send(broker(self, id), apply_atom::value, std::move(update));
 }
 
@@ -139,12 +148,14 @@ void route_partition_metrics(Self* self, const events::Event& e, const events::P
         it->second = std::max(it->second, m.sample_time_ms);
     }
     if (newer) {
-        BrokerUpdate reported;
+        // Held back until a barrier or the broker's next other update: a
+        // flood of one-sample reports would otherwise send a broker message
+        // for nearly every partition message.
+        BrokerUpdate& reported = st.pending_reports[m.broker_id];
         reported.kind = BrokerUpdate::Kind::reported;
         reported.seq = e.seq;
         reported.time_ms = e.time_ms;
         reported.sample_time_ms = m.sample_time_ms;
-        broker_update(self, m.broker_id, std::move(reported));
     }
     // Topic names resolve once per report, not once per sample.
     std::vector<uint32_t> topics(m.topics.size(), UINT32_MAX);
@@ -408,6 +419,7 @@ void start_barrier(Self* self, bool snapshot) {
     }
     // Brokers and executor answer in mailbox order: as of this event,
     // whatever is routed after the request.
+    while (!st.pending_reports.empty()) flush_report(self, st.pending_reports.begin()->first);
     b.waiting = static_cast<uint32_t>(st.brokers.size()) + 2;  // + executor + partitions
     for (auto& [id, actor] : st.brokers) {
         self->request(actor, caf::infinite, barrier_atom::value).then([=](const BrokerRecord& record) {

@@ -73,6 +73,10 @@ struct RouterState {
     /// Per broker: the newest metrics report time passed on (not in the
     /// snapshot: after a restart the first report is passed on again, a no-op).
     std::unordered_map<int32_t, int64_t> reported_ms;
+    /// Per broker: the newest report time not yet sent. Only a barrier reads
+    /// a broker's freshness, so it is sent at the next barrier, or before
+    /// the next other update to that broker (order within a broker stays).
+    std::unordered_map<int32_t, BrokerUpdate> pending_reports;
 
     // What changed since the last planning barrier.
     std::vector<uint32_t> dirty;
