@@ -293,7 +293,8 @@ bool route(Self* self, const events::Event& e) {
     return plan_due;
 }
 
-void start_barrier(Self* self, bool snapshot);
+enum class BarrierKind { round, dry_run, snapshot };
+void start_barrier(Self* self, BarrierKind kind);
 void process(Self* self);
 void deliver_idle(Self* self);
 
@@ -361,13 +362,11 @@ void finish_barrier(Self* self) {
                 process(self);
                 return;
             }
-            m.last_plan_ms = m.now_ms;
-            m.brokers_changed = false;
+            m.last_plan_ms = m.now_ms;  // (no Tick passes a barrier: now_ms is the barrier's)
             // Progress made and more held back: go on at the execution
             // interval. Everything held (caps full): wait for an action to finish.
             m.held_last_round = decision->held_any;
             m.more_to_do = decision->held_any && !decision->accepted.empty();
-            if (m.replan_at_ms <= m.now_ms) m.replan_at_ms = INT64_MAX;
             if (decision->planned) {
                 for (const TrackedAction& t : decision->accepted) {
                     st.action_slots[t.action.action_id] = t.partition_slots;
@@ -390,13 +389,22 @@ void answered(Self* self) {
 /// (later partition messages belong to the next one) and takes the router's
 /// own part now, so that routing may go on at once with the events
 /// `routable_during_barrier` lets through.
-void start_barrier(Self* self, bool snapshot) {
+void start_barrier(Self* self, BarrierKind kind) {
     RouterState& st = self->state;
     RouterState::Barrier& b = st.barrier;
     assert(!b.active);
     b = RouterState::Barrier{};
     b.active = true;
+    const bool snapshot = kind == BarrierKind::snapshot;
     b.snapshot = snapshot;
+    b.dry_run = kind == BarrierKind::dry_run;
+    if (kind == BarrierKind::round) {
+        // This round sees every broker change up to here; one routed while
+        // it plans (they pass, see routable_during_barrier) is for the next.
+        RouterMemory& m = st.memory;
+        m.brokers_changed = false;
+        if (m.replan_at_ms <= m.now_ms) m.replan_at_ms = INT64_MAX;
+    }
     b.seq = st.memory.last_seq;
     b.epoch = st.table->close_epoch(st.epoch_messages_sent);
     st.epoch_messages_sent = 0;
@@ -474,17 +482,23 @@ bool throttle(Self* self) {
 /// While a barrier is active, only events that change nothing but partition
 /// and broker state may pass: the barrier reads those as of its event
 /// (partition slots by epoch, brokers in mailbox order), and they touch
-/// neither the executor nor the router's round memory (clock, triggers,
-/// action slots), which the decision updates when it arrives. Anything else
-/// waits for the decision, so everyone sees it in stream order, as if the
-/// round had stopped the stream.
+/// neither the executor nor what the decision updates in the router's
+/// round memory (clock, held work, action slots). Broker liveness marks the
+/// next round due (`brokers_changed`, `replan_at_ms`), which a round resets
+/// when it starts, not when its decision comes, so it passes too. Anything
+/// else waits for the decision, so everyone sees it in stream order, as if
+/// the round had stopped the stream.
 bool routable_during_barrier(const events::Event& e) {
     switch (e.type()) {
         case events::EventType::partition_metrics:
         case events::EventType::broker_metrics:
         case events::EventType::partition_changed:
         case events::EventType::topic_created:
-        case events::EventType::topic_deleted: return true;
+        case events::EventType::topic_deleted:
+        case events::EventType::broker_registered:
+        case events::EventType::broker_fenced:
+        case events::EventType::broker_unfenced:
+        case events::EventType::broker_unregistered: return true;
         default: return events::is_decision(e.source);  // skipped anyway
     }
 }
@@ -515,9 +529,9 @@ void process(Self* self) {
             // barrier is active: barriers never overlap.
             assert(!(plan_due && st.barrier.active));
             if (plan_due) {
-                start_barrier(self, /*snapshot=*/false);
+                start_barrier(self, BarrierKind::round);
             } else if (snapshot_due(st)) {
-                start_barrier(self, /*snapshot=*/true);
+                start_barrier(self, BarrierKind::snapshot);
             }
         }
         st.queue.pop_front();
@@ -525,7 +539,7 @@ void process(Self* self) {
     }
     // A snapshot that fell due while the last one was written is taken now.
     if (st.queue.empty() && snapshot_due(st)) {
-        start_barrier(self, /*snapshot=*/true);
+        start_barrier(self, BarrierKind::snapshot);
         return;
     }
     deliver_idle(self);
@@ -600,8 +614,7 @@ caf::behavior router_actor(caf::stateful_actor<RouterState>* self, RouterSetup s
                 return caf::make_error(caf::sec::runtime_error, "engine busy: wait for idle first");
             }
             caf::response_promise promise = self->make_response_promise();
-            start_barrier(self, /*snapshot=*/false);
-            st.barrier.dry_run = true;
+            start_barrier(self, BarrierKind::dry_run);
             st.barrier.dry_run_promise = promise;
             return promise;
         },

@@ -254,5 +254,26 @@ TEST_F(BarrierTest, ABrokerChangePlansAtTheNextTick) {
     EXPECT_EQ(inputs[2]->seq, 7u);
 }
 
+TEST_F(BarrierTest, ABrokerFencedWhileARoundPlansPassesAndMakesTheNextRoundDue) {
+    route({event(1, events::BrokerRegistered{1, "", {}}), event(2, events::BrokerRegistered{2, "", {}}),
+           event(3, events::Tick{3000})});
+    _sched->run();
+    ASSERT_EQ(inputs.size(), 1u);
+    // A round at seq 5; the fence at seq 6 is routed while it plans (the
+    // scheduler is held), and the round does not see it.
+    route({event(4, events::BrokerUnfenced{2}), event(5, events::Tick{5000}),
+           event(6, events::BrokerFenced{2}), event(7, events::Tick{5500})});
+    run_all_but({scheduler});
+    EXPECT_EQ(progress.events_routed.load(), 6u) << "the fence waited for the decision, or the Tick did not";
+    _sched->run();
+    // The next Tick plans again (half a second later, far inside the detect
+    // interval) because of the fence, and sees it.
+    ASSERT_EQ(inputs.size(), 3u) << "the fence routed during the round was forgotten";
+    EXPECT_EQ(inputs[1]->seq, 5u);
+    EXPECT_EQ(inputs[1]->brokers[1].liveness, goals::Liveness::alive);
+    EXPECT_EQ(inputs[2]->seq, 7u);
+    EXPECT_EQ(inputs[2]->brokers[1].liveness, goals::Liveness::fenced);
+}
+
 }  // namespace
 }  // namespace ballast::actors
