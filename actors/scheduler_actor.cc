@@ -6,6 +6,8 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/scheduler_model.h"
+
 namespace ballast::actors {
 
 namespace {
@@ -16,183 +18,10 @@ using Self = caf::stateful_actor<SchedulerState>;
 /// per reason always cover all of them.
 constexpr size_t held_listed_max = 1'000;
 
-bool topic_excluded(const SchedulerState& st, const std::string& topic) {
-    const auto& listed = st.settings.excluded_topics;
-    return std::find(listed.begin(), listed.end(), topic) != listed.end() ||
-           st.memory.operator_excluded_topics.count(topic) > 0;
-}
-
 bool broker_excluded(const SchedulerState& st, int32_t id) {
     const auto& listed = st.settings.excluded_broker_ids;
     return std::find(listed.begin(), listed.end(), id) != listed.end() ||
            st.memory.operator_excluded_brokers.count(id) > 0;
-}
-
-void fill_partition(const SchedulerState& st, const PartitionRecord& record, uint32_t topic,
-                    goals::Partition& p) {
-    p.topic = topic;
-    p.partition = record.partition;
-    p.leader = record.leader;
-    p.replica_count = record.replica_count;
-    p.load.bytes_in_per_s = record.bytes_in_per_s;
-    p.load.bytes_out_per_s = record.bytes_out_per_s;
-    p.load.size_bytes = record.size_bytes;
-    p.last_moved_ms = record.last_moved_ms;
-    p.left_broker = record.left_broker;
-    p.left_ms = record.left_ms;
-    p.left_leader = record.left_leader;
-    p.left_leader_ms = record.left_leader_ms;
-    p.held_until_ms = -1;  // set from the executor's backoff afterwards
-    p.in_flight = false;  // overlaid from the executor's view afterwards
-    p.excluded = topic_excluded(st, st.model.topics[topic]);
-}
-
-/// Rebuilds the partition arrays from every live slot, sorted by (topic
-/// name, partition). Needed only when partitions appear, disappear or change
-/// replication factor: O(P log P), rare. Slots are read as of the barrier
-/// (the actors may be running ahead), in two passes: which exist, then
-/// their contents.
-void rebuild_partitions(SchedulerState& st, const PlanInput& input) {
-    const uint32_t slots = input.slot_count;
-    // Order by (topic name, partition) through integer keys: each router
-    // topic's rank by name, then the partition. Slots are mostly added in
-    // that order already, so the sort usually finds them sorted (1M
-    // partitions: a few ms instead of ~300 ms of string compares).
-    std::vector<uint32_t> by_name(st.router_topics.size());
-    std::iota(by_name.begin(), by_name.end(), 0u);
-    std::sort(by_name.begin(), by_name.end(),
-              [&](uint32_t a, uint32_t b) { return st.router_topics[a] < st.router_topics[b]; });
-    std::vector<uint64_t> rank(st.router_topics.size());
-    for (size_t i = 0; i < by_name.size(); i++) rank[by_name[i]] = i;
-    struct Keyed {
-        uint64_t key;  // rank << 32 | partition
-        uint32_t slot;
-        bool operator<(const Keyed& o) const { return key < o.key; }
-    };
-    std::vector<Keyed> keyed;
-    keyed.reserve(slots);
-    for (uint32_t slot = 0; slot < slots; slot++) {
-        st.table->visit(slot, input.epoch, [&](const PartitionRecord& r) {
-            if (r.exists && r.topic < st.router_topics.size()) {
-                keyed.push_back({rank[r.topic] << 32 | static_cast<uint32_t>(r.partition), slot});
-            }
-        });
-    }
-    if (!std::is_sorted(keyed.begin(), keyed.end())) std::sort(keyed.begin(), keyed.end());
-    std::vector<uint32_t> live;
-    live.reserve(keyed.size());
-    for (const Keyed& k : keyed) live.push_back(k.slot);
-    goals::ClusterModel& m = st.model;
-    m.topics.clear();
-    m.partitions.assign(live.size(), goals::Partition{});
-    m.replicas.clear();
-    st.model_slots = live;
-    st.slot_to_model.assign(slots, UINT32_MAX);
-    uint32_t last_router_topic = UINT32_MAX;
-    for (uint32_t i = 0; i < live.size(); i++) {
-        st.table->visit(live[i], input.epoch, [&](const PartitionRecord& r) {
-            if (r.topic != last_router_topic) {
-                m.topics.push_back(st.router_topics[r.topic]);
-                last_router_topic = r.topic;
-            }
-            goals::Partition& p = m.partitions[i];
-            fill_partition(st, r, static_cast<uint32_t>(m.topics.size() - 1), p);
-            p.replica_begin = static_cast<uint32_t>(m.replicas.size());
-            m.replicas.insert(m.replicas.end(), r.replicas.begin(), r.replicas.begin() + r.replica_count);
-        });
-        st.slot_to_model[live[i]] = i;
-    }
-    st.structure_dirty = false;
-}
-
-/// Plans as if every action in flight completes: the partition's replicas
-/// (and leader) are the action's target, so its load already counts on the
-/// brokers it is going to. Without this a round that runs while earlier
-/// moves are still copying sees their destinations as emptier than they
-/// are, plans more moves onto them, and the next rounds swing back: the
-/// oscillation Cruise Control and Redpanda avoid the same way. A target of
-/// another replication factor (the partition changed under the action) is
-/// not projected.
-void project(SchedulerState& st, uint32_t index, const events::Action& action, bool swap_side) {
-    const std::vector<int32_t>& target = swap_side ? action.swap_replicas_after : action.replicas_after;
-    goals::Partition& p = st.model.partitions[index];
-    if (target.size() != p.replica_count) return;
-    int32_t* replicas = st.model.replicas.data() + p.replica_begin;
-    bool leader_stays = false;
-    for (size_t r = 0; r < target.size(); r++) {
-        replicas[r] = target[r];
-        leader_stays = leader_stays || target[r] == p.leader;
-    }
-    // A leader change elects the first replica; a move keeps a leader that stays.
-    if (action.kind == events::ActionKind::leader || !leader_stays) p.leader = target.empty() ? -1 : target[0];
-    st.projected.push_back(index);
-}
-
-/// Patches the partitions that changed since the last barrier, or rebuilds
-/// when the structure changed.
-void update_partitions(SchedulerState& st, const PlanInput& input) {
-    if (input.topics.size() != st.router_topics.size()) st.router_topics = input.topics;
-    if (!st.structure_dirty) {
-        for (const uint32_t slot : input.dirty_slots) {
-            const PartitionRecord r = st.table->read(slot, input.epoch);
-            const uint32_t index = slot < st.slot_to_model.size() ? st.slot_to_model[slot] : UINT32_MAX;
-            if (index == UINT32_MAX || !r.exists ||
-                st.model.partitions[index].replica_count != r.replica_count) {
-                st.structure_dirty = true;
-                break;
-            }
-            goals::Partition& p = st.model.partitions[index];
-            fill_partition(st, r, p.topic, p);
-            std::copy(r.replicas.begin(), r.replicas.begin() + r.replica_count,
-                      st.model.replicas.begin() + p.replica_begin);
-        }
-    }
-    if (st.structure_dirty) {
-        rebuild_partitions(st, input);
-        st.projected.clear();
-    }
-    // Projections of the last barrier: back to what the slots say.
-    for (const uint32_t index : st.projected) {
-        const PartitionRecord r = st.table->read(st.model_slots[index], input.epoch);
-        goals::Partition& p = st.model.partitions[index];
-        fill_partition(st, r, p.topic, p);
-        std::copy(r.replicas.begin(), r.replicas.begin() + r.replica_count,
-                  st.model.replicas.begin() + p.replica_begin);
-    }
-    st.projected.clear();
-
-    // In flight: what the executor runs, as of this barrier.
-    for (goals::Partition& p : st.model.partitions) p.in_flight = false;
-    for (const TrackedAction& tracked : input.executor->inflight) {
-        for (size_t i = 0; i < tracked.partition_slots.size(); i++) {
-            const uint32_t slot = tracked.partition_slots[i];
-            if (slot >= st.slot_to_model.size() || st.slot_to_model[slot] == UINT32_MAX) continue;
-            const uint32_t index = st.slot_to_model[slot];
-            st.model.partitions[index].in_flight = true;
-            project(st, index, tracked.action, i == 1);
-        }
-    }
-    // Backoff: a partition whose moves keep ending unfinished is held for
-    // base x 2^(failures-1) from its last failure: no action on it, not even
-    // an evacuation (one that timed out would otherwise be resubmitted at
-    // once, forever). Restored like a projection at the next barrier.
-    //
-    // The base is the longer of the cooldown and the action timeout: a move
-    // that hung for a whole timeout (an apache copy that cannot catch up with
-    // its producers) is not worth trying again sooner than it took to fail,
-    // and while it is in flight every plan counts it as done, so each try
-    // moves other partitions to match a state that never comes (fault
-    // simulation seed 5082 traded a partition between two brokers that way).
-    const int64_t hold_base_ms = st.settings.executor.hold_base_ms;
-    for (const auto& [slot, backoff] : input.executor->backoff) {
-        if (slot >= st.slot_to_model.size() || st.slot_to_model[slot] == UINT32_MAX) continue;
-        assert(backoff.failures >= 1);
-        const uint32_t index = st.slot_to_model[slot];
-        const int64_t hold_ms = hold_base_ms << std::min<uint32_t>(backoff.failures - 1, 6);
-        goals::Partition& p = st.model.partitions[index];
-        p.held_until_ms = backoff.last_failed_ms + hold_ms;
-        st.projected.push_back(index);
-    }
 }
 
 void update_brokers(SchedulerState& st, const PlanInput& input) {

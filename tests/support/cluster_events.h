@@ -81,8 +81,9 @@ inline std::vector<events::Event> metrics_reports(int64_t time_ms, const std::st
 
 /// A seeded stream: a cluster of 4-6 brokers and two topics, then a minute
 /// of simulated time with a tick every second, metrics every 10 s whose
-/// rates drift and skew, a broker that may be fenced and come back, and an
-/// operator pause/resume. Open loop: no action outcomes.
+/// rates drift and skew, a broker that may be fenced and come back, topics
+/// and partitions that come and go, and an operator pause/resume. Open loop:
+/// no action outcomes.
 inline std::vector<events::Event> random_stream(uint64_t seed, int64_t duration_ms = 120'000) {
     std::mt19937_64 random(seed);
     auto uniform = [&](int64_t lo, int64_t hi) {
@@ -113,6 +114,25 @@ inline std::vector<events::Event> random_stream(uint64_t seed, int64_t duration_
                 for (double& r : rates[i]) r *= 0.8 + 0.4 * static_cast<double>(uniform(0, 100)) / 100;
                 for (events::Event& e : metrics_reports(t, topics[i].name, leaders, rates[i])) out.push_back(e);
             }
+        }
+        // Topics and partitions come and go between rounds: a topic that
+        // sorts between the others appears and is deleted, one partition is
+        // added, one changes replication factor.
+        if (t == 30'000) {
+            out.push_back(at(t, events::TopicCreated{"ledger", {}, 3, 1}, events::Source::kafka_metadata));
+            for (int32_t p = 0; p < 3; p++) {
+                const int32_t b = p % brokers + 1;
+                out.push_back(at(t, events::PartitionChanged{"ledger", p, {b}, b, {b}, 0}, events::Source::kafka_metadata));
+            }
+        }
+        if (t == 45'000) {
+            const int32_t b = brokers;
+            out.push_back(at(t, events::PartitionChanged{"payments", topics[1].partitions, {b, 1}, b, {b, 1}, 0},
+                             events::Source::kafka_metadata));
+        }
+        if (t == 70'000) out.push_back(at(t, events::TopicDeleted{"ledger"}, events::Source::kafka_metadata));
+        if (t == 80'000) {
+            out.push_back(at(t, events::PartitionChanged{"orders", 0, {1, 2}, 1, {1, 2}, 1}, events::Source::kafka_metadata));
         }
         if (t == 90'000 && seed % 3 == 0) {
             out.push_back(at(t, events::OperatorCommand{events::CommandKind::pause, {}, {}, {}, "test"},
