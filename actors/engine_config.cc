@@ -46,6 +46,10 @@ EngineSettings settings_from(const events::Config& c) {
     p.broker_actions_max = g.broker_inflight_max;
 
     s.executor.action_timeout_ms = c.get_int64("ballast.action.timeout.ms");
+    // A move that cannot catch up before the executor would time it out is
+    // not planned (goals/copy_estimate.h).
+    p.replication_throttle_bytes_per_s = c.get_double("ballast.replication.throttle.bytes.per.s");
+    p.copy_time_max_ms = s.executor.action_timeout_ms;
     s.executor.retries_max = static_cast<uint32_t>(c.get_int32("ballast.action.retries.max"));
     s.executor.retry_backoff_ms = c.get_int64("ballast.action.retry.backoff.ms");
     // A move that hung for a whole timeout is not tried again sooner than it

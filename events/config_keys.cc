@@ -183,6 +183,12 @@ std::vector<KeySpec> make_config_keys() {
         choice_key("ballast.cluster.flavor", "apache", {"apache", "automq"},
                    "apache: a replica is re-created by copying from a live one; automq: shared "
                    "storage, partitions on a dead broker can still move."),
+        float_key("ballast.replication.throttle.bytes.per.s", "0", 0, 1e15,
+                  "apache: the rate a moved replica copies at, bytes/s: the cluster's reassignment "
+                  "throttle (leader/follower.replication.throttled.rate, as kafka-reassign-partitions "
+                  "--throttle sets it); 0 = unknown or unthrottled. A partition producing within 10% of "
+                  "it, or whose copy would outlast ballast.action.timeout.ms, is not moved (reported "
+                  "unfixable when a dead broker or a rack needs it to)."),
         int_key(int64, "ballast.tick.interval.ms", "1000", 10, 60'000,
                 "`ballast run`: how often the clock thread feeds the engine a Tick (wall-clock "
                 "epoch ms); every time the engine sees comes from these ticks."),

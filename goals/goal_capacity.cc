@@ -70,7 +70,7 @@ public:
 
     void optimize(GoalContext& context) const override {
         PlanningState& state = context.state();
-        ReplicaLists lists(state, network_key(), false);
+        ReplicaLists lists(state, network_key(), false, ListFor::moves);
         for (uint32_t s = 0; s < state.broker_count(); s++) {
             if (!judged(state, s) || !state.broker(s).gives_for_repair()) continue;
             const int32_t replicas_max = state.capacity(s).replicas_max;
@@ -182,7 +182,7 @@ public:
             if (excess > 0) over.emplace_back(-excess, b);
         }
         std::sort(over.begin(), over.end());
-        ReplicaLists lists(state, resource_key(_resource), true);
+        ReplicaLists lists(state, resource_key(_resource), true, ListFor::moves);
         for (const auto& [negative_excess, s] : over) {
             const size_t steps_max = lists.of(s).entries.size() + 1;
             for (size_t step = 0; step < steps_max; step++) {

@@ -92,7 +92,7 @@ public:
         PlanningState& state = context.state();
         if (state.eligible_count() < 2) return;
         const CountBand b = band(state);
-        ReplicaLists lists(state, network_key(), false);
+        ReplicaLists lists(state, network_key(), false, ListFor::moves);
         std::vector<std::pair<int32_t, uint32_t>> full;
         std::vector<std::pair<int32_t, uint32_t>> empty;
         for (const auto& [count, broker] : state.order_by_replicas()) {
@@ -179,7 +179,7 @@ public:
                        ? load_of(s.replica_load_on(p, broker), Resource::network_out) + 1
                        : 0.0;
         };
-        ReplicaLists led(state, leader_shift, true);
+        ReplicaLists led(state, leader_shift, true, ListFor::leader_changes);
         std::vector<std::pair<int32_t, uint32_t>> full;
         std::vector<std::pair<int32_t, uint32_t>> empty;
         for (const auto& [count, broker] : state.order_by_leaders()) {

@@ -74,9 +74,9 @@ struct Band {
 
 /// The lists one run of the goal searches, each built per broker at first use.
 struct Lists {
-    ReplicaLists followers;  // replicas the broker follows, by this load (empty for out)
-    ReplicaLists leaders;    // replicas it leads, by this load
-    ReplicaLists all;        // every replica, by this load (swaps)
+    ReplicaLists followers;  // replicas the broker follows, by this load (empty for out); copyable only
+    ReplicaLists leaders;    // replicas it leads, by this load; copyable only
+    ReplicaLists all;        // every copyable replica, by this load (swaps)
     ReplicaLists led;        // out: partitions it leads with RF > 1, by what a leader change shifts
     ReplicaLists followed;   // out: partitions it follows with RF > 1, by what leading them would add
 };
@@ -180,17 +180,17 @@ public:
         Lists lists{
             ReplicaLists(state, [=](const PlanningState& s, uint32_t p, uint32_t b) {
                 return leads(s, p, b) ? 0.0 : load_of(s.replica_load_on(p, b), resource);
-            }, true),
+            }, true, ListFor::moves),
             ReplicaLists(state, [=](const PlanningState& s, uint32_t p, uint32_t b) {
                 return leads(s, p, b) ? load_of(s.replica_load_on(p, b), resource) : 0.0;
-            }, true),
-            ReplicaLists(state, resource_key(resource), true),
+            }, true, ListFor::moves),
+            ReplicaLists(state, resource_key(resource), true, ListFor::moves),
             ReplicaLists(state, [=](const PlanningState& s, uint32_t p, uint32_t b) {
                 return leads(s, p, b) && transferable(s, p) ? leader_shift(s, p) : 0.0;
-            }, true),
+            }, true, ListFor::leader_changes),
             ReplicaLists(state, [=](const PlanningState& s, uint32_t p, uint32_t b) {
                 return !leads(s, p, b) && transferable(s, p) && s.leader(p) >= 0 ? leader_shift(s, p) : 0.0;
-            }, true),
+            }, true, ListFor::leader_changes),
         };
 
         // Heavy brokers shed, heaviest first; then light ones pull, lightest first.

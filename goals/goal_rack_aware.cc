@@ -12,6 +12,8 @@
 /// Sources and destinations that spent their per-broker budget
 /// (PlannerConfig::broker_actions_max) are skipped; a partition that only
 /// they could fix waits for the next plan and is not reported unfixable.
+/// A partition whose copy could not finish (apache, `copy_estimate.h`) is
+/// reported unfixable, naming its produce rate and the throttle.
 
 #include <algorithm>
 #include <array>
@@ -91,6 +93,11 @@ public:
             if (!context.budget_left()) return;
             if (state.excluded(p) || rack_excess(state, p) == 0) continue;
             if (!state.movable(p)) continue;  // in flight or cooling down: next round
+            if (!state.copyable(p)) {
+                // Only a move repairs a rack, and this one would never finish.
+                context.unfixable(p, -1, "replicas crowd a rack, and it cannot move: " + state.copy_refusal(p));
+                continue;
+            }
             repair(context, p);
         }
     }

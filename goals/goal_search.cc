@@ -53,6 +53,7 @@ ReplicaList& ReplicaLists::of(uint32_t broker) {
     list.entries.reserve(partitions.size());
     for (uint32_t p : partitions) {
         if (!_state.movable(p) || !_state.holds(broker, p)) continue;
+        if (_use == ListFor::moves && !_state.copyable(p)) continue;
         const double value = _key(_state, p, broker);
         if (_positive_only && !(value > 0)) continue;
         list.entries.push_back({value, p});

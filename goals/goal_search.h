@@ -113,14 +113,20 @@ struct ReplicaList {
     void sort_through(size_t i);
 };
 
+/// What the entries of a list will be used for: moves and swaps copy the
+/// partition, so they leave out what cannot be copied in time
+/// (`PlanningState::copyable`), instead of spending the search's tries on
+/// candidates `valid` refuses; leader changes copy nothing.
+enum class ListFor : uint8_t { moves, leader_changes };
+
 /// Per broker, its list built at first use. `key` gives the value; entries
 /// with a value <= 0 are left out when `positive_only` (they cannot shift
 /// the load).
 class ReplicaLists {
 public:
     using Key = std::function<double(const PlanningState&, uint32_t partition, uint32_t broker)>;
-    ReplicaLists(const PlanningState& state, Key key, bool positive_only)
-        : _state(state), _key(std::move(key)), _positive_only(positive_only),
+    ReplicaLists(const PlanningState& state, Key key, bool positive_only, ListFor use)
+        : _state(state), _key(std::move(key)), _positive_only(positive_only), _use(use),
           _lists(state.broker_count()), _built(state.broker_count(), 0) {}
 
     ReplicaList& of(uint32_t broker);
@@ -129,6 +135,7 @@ private:
     const PlanningState& _state;
     Key _key;
     bool _positive_only;
+    ListFor _use;
     std::vector<ReplicaList> _lists;
     std::vector<uint8_t> _built;
 };

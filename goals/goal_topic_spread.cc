@@ -114,7 +114,7 @@ private:
     void spread(GoalContext& context, uint32_t t) const {
         PlanningState& state = context.state();
         const TopicBand b = band(state, t);
-        // This topic's movable replicas on eligible brokers, by broker, least
+        // This topic's movable, copyable replicas on eligible brokers, by broker, least
         // network load first: one pass over the topic's partitions.
         struct Replica {
             uint32_t broker;
@@ -135,7 +135,7 @@ private:
                 built = true;
                 const auto [begin, end] = state.topic_partitions(t);
                 for (uint32_t p = begin; p < end; p++) {
-                    if (!state.movable(p)) continue;
+                    if (!state.movable(p) || !state.copyable(p)) continue;
                     for (uint32_t b : state.replicas(p)) {
                         if (!state.broker(b).eligible) continue;
                         const Load load = state.replica_load_on(p, b);

@@ -73,7 +73,10 @@ std::vector<const Goal*> hard_guards(const GoalList& goals) {
 /// included), so both heavy and numerous replicas spread; hosts with fresh
 /// metrics first, stale ones only when no fresh one can take it.
 /// Cooldown does not hold an evacuation; an action in flight does (its
-/// partition is being acted on already).
+/// partition is being acted on already). apache: a replica with no live
+/// copy left, or whose copy could not catch up with its producers at the
+/// replication throttle in time (`copy_estimate.h`), is reported unfixable
+/// instead of moved.
 ///
 /// The per-broker budget (PlannerConfig::broker_actions_max) counts as the
 /// gate does: a dead source is not alive, does no work and is not counted,
@@ -170,6 +173,12 @@ void evacuate(PlanningState& state, GoalContext& context, Findings& findings, Go
                     continue;
                 }
             }
+            if (!state.copyable(p)) {
+                // A new replica would never catch up (or not before the action
+                // timeout): trying only hangs a move until it times out.
+                findings.add(p, source_id, goal, state.copy_refusal(p));
+                continue;
+            }
             bool placed = false;
             const Goal* refusal = nullptr;
             for (int tier = 0; tier < 2 && !placed; tier++) {
@@ -245,6 +254,9 @@ std::string check_config(const PlannerConfig& config) {
                "must be >= 0";
     }
     if (config.flavor != Flavor::apache && config.flavor != Flavor::automq) return "config: unknown flavor";
+    if (!finite_non_negative(config.replication_throttle_bytes_per_s) || config.copy_time_max_ms < 0) {
+        return "config: replication_throttle_bytes_per_s and copy_time_max_ms must be finite and >= 0";
+    }
     return {};
 }
 

@@ -98,6 +98,20 @@ struct PlannerConfig {
     bool swaps_allowed = true;
     bool leader_changes_allowed = true;
 
+    /// apache only: the rate at which a new replica copies its partition
+    /// (the cluster's reassignment throttle, Kafka's
+    /// `leader/follower.replication.throttled.rate`), bytes/s; 0: unknown or
+    /// unthrottled, and no move is refused for it. A reassignment finishes
+    /// only when the new replica has caught up with the producers, so a
+    /// partition that produces about as fast as the throttle never moves:
+    /// it is not planned (`copy_estimate.h`), and a hard goal that needs it
+    /// to move reports it unfixable. Leader changes copy nothing: allowed.
+    double replication_throttle_bytes_per_s = 0;
+    /// apache with a throttle: a move whose expected copy time is longer
+    /// than this is not planned either (the executor would time it out).
+    /// The scheduler sets it to `ballast.action.timeout.ms`; 0: not checked.
+    int64_t copy_time_max_ms = 0;
+
     /// Upper bound on the actions one plan proposes (the gate takes fewer).
     uint32_t actions_max = 1'000;
     /// At most this many actions in one plan touch any one broker (as source

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cassert>
 
+#include "goals/copy_estimate.h"
+
 namespace ballast::goals {
 
 PlanningState::PlanningState(const ClusterModel& model, const PlannerConfig& config,
@@ -81,6 +83,13 @@ void PlanningState::build_overlay() {
     _leader.assign(partition_count, no_leader);
     _fixed.assign(partition_count, 0);
     _touched.assign(partition_count, 0);
+    // One estimate per partition per plan: a few flops each, and the flags
+    // cost a byte a partition only where copies are throttled.
+    const bool throttled = _config.flavor == Flavor::apache && _config.replication_throttle_bytes_per_s > 0;
+    _uncopyable.assign(throttled ? partition_count : 0, 0);
+    for (size_t p = 0; throttled && p < partition_count; p++) {
+        _uncopyable[p] = estimate_copy(_model.partitions[p], _config).verdict != CopyVerdict::fits;
+    }
     std::vector<uint32_t> per_broker(brokers + 1, 0);
     for (size_t p = 0; p < partition_count; p++) {
         const Partition& partition = _model.partitions[p];
@@ -139,6 +148,12 @@ bool PlanningState::leadership_returns_early(uint32_t p, uint32_t b) const {
     const Partition& partition = _model.partitions[p];
     return partition.left_leader >= 0 && partition.left_leader == broker_id(b) &&
            _model.now_ms - partition.left_leader_ms < _config.return_block_ms;
+}
+
+std::string PlanningState::copy_refusal(uint32_t p) const {
+    assert(!copyable(p));
+    const Partition& partition = _model.partitions[p];
+    return goals::copy_refusal(partition, _config, estimate_copy(partition, _config));
 }
 
 bool PlanningState::cooling_down(uint32_t p) const {
@@ -367,6 +382,7 @@ bool PlanningState::valid(const Candidate& c, bool repair) const {
     switch (c.kind) {
         case ActionKind::move:
             if (!holds(c.source, c.partition) || holds(c.destination, c.partition)) return false;
+            if (!copyable(c.partition)) return false;
             if (c.evacuation) {
                 return source.evacuating() && destination.hosts_evacuees() &&
                        !excluded(c.partition) && !in_flight(c.partition);
@@ -376,6 +392,7 @@ bool PlanningState::valid(const Candidate& c, bool repair) const {
         case ActionKind::swap:
             if (!_config.swaps_allowed) return false;
             if (c.swap_partition >= partition_count() || c.swap_partition == c.partition) return false;
+            if (!copyable(c.partition) || !copyable(c.swap_partition)) return false;
             if (!repair && (returns_early(c.partition, c.destination) || returns_early(c.swap_partition, c.source))) {
                 return false;
             }

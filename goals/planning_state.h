@@ -23,13 +23,15 @@
 /// them one batch after another).
 ///
 /// Sizes at 1,000,000 partitions RF3 on 300 brokers: replicas overlay 12 MB,
-/// broker -> partitions index 12 MB + leaders 4 MB + flags 2 MB; topic counts
-/// <= 8 bytes per replica in the worst case (24 MB). Building it is a few
-/// linear passes over the replicas.
+/// broker -> partitions index 12 MB + leaders 4 MB + flags 2 MB (3 MB with a
+/// replication throttle on apache: which partitions can be copied); topic
+/// counts <= 8 bytes per replica in the worst case (24 MB). Building it is a
+/// few linear passes over the replicas.
 
 #include <cstdint>
 #include <set>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -163,6 +165,13 @@ public:
     bool returns_early(uint32_t p, uint32_t b) const;
     /// The same for leadership: would a leader change hand `p` back to `b`?
     bool leadership_returns_early(uint32_t p, uint32_t b) const;
+    /// apache with a known throttle: a new replica of it can catch up within
+    /// the copy time limit (`copy_estimate.h`). Moves and swaps, evacuations
+    /// included, need it; leader changes copy nothing. Always true on automq
+    /// or without a throttle.
+    bool copyable(uint32_t p) const { return _uncopyable.empty() || _uncopyable[p] == 0; }
+    /// Why `p` is not copyable, for Unfixable::reason. Precondition: !copyable(p).
+    std::string copy_refusal(uint32_t p) const;
     /// An action of this plan moved it (evacuations count).
     bool touched(uint32_t p) const { return _touched[p] != 0; }
     /// Free for a balancing action: not excluded, in flight, cooling down or touched.
@@ -211,7 +220,8 @@ public:
     Candidate leader_change(uint32_t p, uint32_t source, uint32_t destination) const;
     /// Is `c` a well-formed action on the state as it stands: the source
     /// holds what it gives, the destination does not, every partition is
-    /// free (evacuations: not excluded and not in flight), and the brokers
+    /// free (evacuations: not excluded and not in flight), every partition a
+    /// move or swap copies is `copyable`, and the brokers
     /// may take part (balancing: eligible; evacuation: evacuating source and
     /// a destination that hosts evacuees; `repair` lets a hard goal take
     /// from any alive, non-excluded broker).
@@ -296,6 +306,7 @@ private:
     std::vector<int32_t> _leader;      // broker index or no_leader
     std::vector<uint8_t> _fixed;       // excluded, in flight or cooling down
     std::vector<uint8_t> _touched;     // actions of this plan on it
+    std::vector<uint8_t> _uncopyable;  // apache with a throttle only (else empty): see copyable()
     std::vector<uint32_t> _broker_partition_begin;  // CSR over the model's replicas
     std::vector<uint32_t> _broker_partitions;
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <set>
@@ -106,6 +107,18 @@ events::Result<events::Config> sim_config(const sim::Scenario& scenario,
                               " contradicts the scenario's flavor " + flavor);
     }
     (void)config.set("ballast.cluster.flavor", flavor, "scenario");
+    // apache: the engine knows the simulated copy rate, as an operator sets
+    // the key to their cluster's reassignment throttle. Unless the scenario
+    // or the user set it (0 rehearses a Ballast that was not told).
+    const std::string throttle_key = "ballast.replication.throttle.bytes.per.s";
+    if (scenario.flavor == sim::Flavor::apache && config.origin(throttle_key) == "default") {
+        char value[32];
+        std::snprintf(value, sizeof value, "%.17g", scenario.apache_throttle_bytes_per_s);
+        if (events::Status set = config.set(throttle_key, value, "scenario"); !set) {
+            return make_error(ErrorCode::invalid_argument,
+                              "scenario " + scenario.name + ": apache_throttle_bytes_per_s: " + set.error().message);
+        }
+    }
     return config;
 }
 

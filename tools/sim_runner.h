@@ -60,7 +60,10 @@ struct SimRunSummary {
 /// The configuration a simulated run uses: the defaults without fsync (a
 /// simulated run loses nothing on a process crash), the scenario's own
 /// settings, then the user's --config file and --set (so the user wins),
-/// and the scenario's flavor (a contradicting flavor is an error). The
+/// and the scenario's flavor (a contradicting flavor is an error). An
+/// apache scenario also sets `ballast.replication.throttle.bytes.per.s` to
+/// its copy rate (`apache_throttle_bytes_per_s`), as an operator sets it to
+/// the cluster's throttle, unless the scenario or the user set the key. The
 /// error names the scenario setting that does not parse.
 events::Result<events::Config> sim_config(const sim::Scenario& scenario,
                                           const std::vector<std::string>& base_overrides,

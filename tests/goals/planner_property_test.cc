@@ -349,6 +349,52 @@ RC_GTEST_PROP(PlannerProperties, ApacheNeverMovesAReplicaWithoutALiveCopy, ()) {
     }
 }
 
+/// A throttle under the random loads (partitions produce up to ~4.9 MiB/s
+/// and hold up to 1,000 MiB): some partitions cannot catch up, some would
+/// take longer than the limit, most copy in time.
+PlannerConfig throttled_config() {
+    PlannerConfig config = random_config();
+    config.replication_throttle_bytes_per_s = *rc::gen::inRange(1, 9) * mib;
+    config.copy_time_max_ms = chance(20) ? 0 : *rc::gen::inRange(30, 600) * 1000;
+    return config;
+}
+
+/// The rule of goals/copy_estimate.h, written out again: a copy gains on
+/// the log at throttle - 1.1 x bytes_in and must finish within the limit.
+bool copies_in_time(const Partition& partition, const PlannerConfig& config) {
+    const double gain = config.replication_throttle_bytes_per_s - 1.1 * partition.load.bytes_in_per_s;
+    if (gain <= 0) return false;
+    return config.copy_time_max_ms == 0 ||
+           1000 * partition.load.size_bytes / gain <= static_cast<double>(config.copy_time_max_ms);
+}
+
+RC_GTEST_PROP(PlannerProperties, ApacheNeverCopiesAPartitionThatCannotCatchUpInTime, ()) {
+    const ClusterModel model = random_model();
+    PlannerConfig config = throttled_config();
+    config.flavor = Flavor::apache;
+    const Plan result = plan(model, config);
+    RC_ASSERT(result.status != Plan::Status::invalid_input);
+    for (const Action& action : result.actions) {
+        if (action.kind == ActionKind::leader) continue;  // copies nothing
+        RC_ASSERT(copies_in_time(model.partitions[action.partition], config));
+        if (action.kind == ActionKind::swap) RC_ASSERT(copies_in_time(model.partitions[action.swap_partition], config));
+    }
+    RC_TAG(std::any_of(model.partitions.begin(), model.partitions.end(),
+                       [&](const Partition& p) { return !copies_in_time(p, config); })
+               ? "some partitions cannot copy"
+               : "every partition copies");
+}
+
+RC_GTEST_PROP(PlannerProperties, AutomqIgnoresTheThrottle, ()) {
+    const ClusterModel model = random_model();
+    PlannerConfig config = throttled_config();
+    config.flavor = Flavor::automq;
+    PlannerConfig unthrottled = config;
+    unthrottled.replication_throttle_bytes_per_s = 0;
+    unthrottled.copy_time_max_ms = 0;
+    RC_ASSERT(plan(model, config) == plan(model, unthrottled));
+}
+
 RC_GTEST_PROP(GateProperties, NeverExceedsItsCaps, ()) {
     ClusterModel model = random_model();
     PlannerConfig planner_config = random_config();

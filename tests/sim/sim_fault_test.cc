@@ -34,6 +34,28 @@ std::pair<uint64_t, uint64_t> seed_range() {
     return {from, to};
 }
 
+/// An apache scenario tells the engine its copy rate, as an operator sets
+/// the key to the cluster's throttle; automq copies nothing; the user wins.
+TEST(SimConfig, ApacheScenariosTellTheEngineTheirCopyRate) {
+    const std::string key = "ballast.replication.throttle.bytes.per.s";
+    sim::Scenario scenario;
+    scenario.name = "s";
+    scenario.flavor = sim::Flavor::apache;
+    scenario.apache_throttle_bytes_per_s = 50.0 * (1 << 20);
+    events::Result<events::Config> apache = sim_config(scenario, {}, "");
+    ASSERT_TRUE(apache.ok()) << apache.error().message;
+    EXPECT_EQ(apache->get_double(key), 50.0 * (1 << 20));
+
+    events::Result<events::Config> told_otherwise = sim_config(scenario, {key + "=0"}, "");
+    ASSERT_TRUE(told_otherwise.ok()) << told_otherwise.error().message;
+    EXPECT_EQ(told_otherwise->get_double(key), 0);
+
+    scenario.flavor = sim::Flavor::automq;
+    events::Result<events::Config> automq = sim_config(scenario, {}, "");
+    ASSERT_TRUE(automq.ok()) << automq.error().message;
+    EXPECT_EQ(automq->get_double(key), 0);
+}
+
 TEST(SimFaults, EverySeedKeepsEveryPromise) {
     const auto [from, to] = seed_range();
     ASSERT_LE(from, to);
