@@ -1,7 +1,9 @@
 #include "adapters/sim/sim_scenario.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -369,6 +371,14 @@ Scenario read_scenario(const json& root) {
     return s;
 }
 
+/// ".toml" -> "toml": the extension, lower case, without its dot.
+std::string extension_of(const std::string& path) {
+    std::string ext = std::filesystem::path(path).extension().string();
+    if (!ext.empty()) ext.erase(0, 1);
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+    return ext;
+}
+
 }  // namespace
 
 std::variant<Scenario, ScenarioProblem> read_scenario_document(const json& root) {
@@ -449,12 +459,19 @@ events::Result<Scenario> parse_scenario_json(std::string_view text, const std::s
 }
 
 events::Result<Scenario> load_scenario_file(const std::string& path) {
+    const std::string ext = extension_of(path);
+    if (ext != "json" && ext != "toml") {
+        return make_error(ErrorCode::invalid_argument,
+                          "scenario file " + path + ": " +
+                              (ext.empty() ? std::string("no extension") : "unknown extension ." + ext) +
+                              " (a scenario is a .json or a .toml file)");
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) return make_error(ErrorCode::not_found, "scenario file " + path + ": cannot be opened");
     std::ostringstream text;
     text << in.rdbuf();
     if (in.bad()) return make_error(ErrorCode::io_error, "scenario file " + path + ": read failed");
-    return parse_scenario_json(text.str(), path);
+    return ext == "toml" ? parse_scenario_toml(text.str(), path) : parse_scenario_json(text.str(), path);
 }
 
 const char* flavor_name(Flavor flavor) { return flavor == Flavor::automq ? "automq" : "apache"; }

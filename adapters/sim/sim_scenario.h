@@ -3,8 +3,8 @@
 /// A simulated cluster's scenario: the brokers, the topics and their
 /// traffic, the timed events (stop broker 3 at 60 s, add broker 4, change a
 /// topic's traffic), the faults to inject, and the engine settings to run
-/// with. Read from JSON files (`ballast sim --scenario FILE`) or drawn from
-/// a seed (`random_scenario`).
+/// with. Read from JSON or TOML files (`ballast sim --scenario FILE`) or
+/// drawn from a seed (`random_scenario`).
 ///
 /// Every time is in ms of simulated time from the start of the run.
 
@@ -147,6 +147,15 @@ events::Result<int64_t> parse_duration_ms(std::string_view text);
 /// order): "node-change.json: events[2].stop_broker: broker 7 is not defined".
 events::Result<Scenario> parse_scenario_json(std::string_view text, const std::string& origin);
 
+/// Parses a scenario from TOML text: the same fields as JSON (tables for
+/// objects, `[[brokers]]` / `[[topics]]` / `[[events]]` for the lists), the
+/// same values and errors, and the line where TOML knows it:
+/// "node-change.toml:14: events[1].stop_broker: broker 7 is not defined";
+/// a syntax error gives line and column.
+events::Result<Scenario> parse_scenario_toml(std::string_view text, const std::string& origin);
+
+/// Reads a scenario file, JSON or TOML by its extension (.json, .toml; any
+/// other is an error that names the file).
 events::Result<Scenario> load_scenario_file(const std::string& path);
 
 /// Checks what the file's types cannot: ids unique, brokers known, replica
