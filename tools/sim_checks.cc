@@ -27,6 +27,7 @@ std::string partition_name(const std::string& topic, int32_t partition) {
 
 SimChecker::SimChecker(const sim::Scenario& scenario, const events::Config& config, int64_t quiet_from_ms)
     : _scenario(scenario),
+      _capacity(config, scenario.flavor),
       _cooldown_ms(config.get_int64("ballast.partition.cooldown.ms")),
       _grace_ms(config.get_int64("ballast.broker.failure.grace.ms")),
       _concurrency_max(static_cast<uint32_t>(config.get_int32("autobalancer.controller.execution.concurrency"))),
@@ -86,7 +87,9 @@ void SimChecker::step(const SimStep& step) {
         acted_on.insert({it->second.topic, it->second.partition});
         if (it->second.kind == events::ActionKind::swap) acted_on.insert({it->second.swap_topic, it->second.swap_partition});
     }
+    _last_step_ms = step.now_ms;
     for (const events::Event& e : step.fed) {
+        _capacity.observe_fed(e);
         if (const auto* r = std::get_if<events::BrokerRegistered>(&e.body)) {
             _brokers[r->broker_id] = {true, -1};
         } else if (const auto* f = std::get_if<events::BrokerFenced>(&e.body)) {
@@ -175,6 +178,8 @@ void SimChecker::step(const SimStep& step) {
     for (auto it = _cancelled.begin(); it != _cancelled.end();) {
         it = std::binary_search(running.begin(), running.end(), *it) ? std::next(it) : _cancelled.erase(it);
     }
+    // A tick's timeouts come before its barrier: the plan saw them.
+    for (const events::Event& e : step.decided) _capacity.observe_ended(e);
     for (const events::Event& e : step.decided) {
         if (const auto* plan = std::get_if<events::ActionsPlanned>(&e.body)) {
             check_plan(step, *plan, e.time_ms);
@@ -243,9 +248,11 @@ void SimChecker::check_plan(const SimStep& step, const events::ActionsPlanned& p
         if (it != _actions.end() && !_cancelled.count(id)) count(it->second);
     }
 
+    for (const std::string& broken : _capacity.check(plan, time_ms)) fail(time_ms, broken);
     for (const events::Action& a : plan.actions) {
         _actions[a.action_id] = a;
         count(a);
+        if (a.goal.ends_with("CapacityGoal")) _verdict.capacity_actions++;
         const bool evacuation = dead(a.source_broker, time_ms) || _draining.count(a.source_broker) > 0;
         std::vector<std::tuple<std::string, int32_t, const std::vector<int32_t>*>> touched{
             {a.topic, a.partition, &a.replicas_after}};
@@ -313,7 +320,11 @@ SimVerdict SimChecker::finish(const std::string& journal, const SimRunSummary& s
         out_total += l.bytes_out_per_s;
         running++;
     }
-    v.balance_checked = all_running && _spread_possible && running > 0;
+    // A capacity limit that leaves a broker no room for one more replica may
+    // be what holds the load outside the band.
+    v.capacity_binds = !_capacity.leaves_room(_last_step_ms);
+    v.capacity_plans_checked = _capacity.plans_checked();
+    v.balance_checked = all_running && _spread_possible && !v.capacity_binds && running > 0;
     if (v.balance_checked) {
         const double in_mean = in_total / running;
         const double out_mean = out_total / running;
@@ -363,6 +374,10 @@ std::string SimVerdict::report() const {
     std::string out = "check " + scenario + ": " + (ok() ? "ok" : "FAILED") + " (" + std::to_string(rounds) +
                       " rounds, " + std::to_string(actions) + " actions)\n";
     for (const std::string& b : breaks) out += "  broken: " + b + "\n";
+    if (capacity_plans_checked > 0) {
+        out += "  capacity: " + std::to_string(capacity_plans_checked) + " plans judged against the limits, " +
+               std::to_string(capacity_actions) + " actions by the capacity goals\n";
+    }
     out += settled ? "  settled: no action in the last " + std::to_string(settle_window_ms / 1000) + " s\n"
                    : "  NOT settled: an action at " + format_time_ms(last_action_ms) + ", inside the last " +
                          std::to_string(settle_window_ms / 1000) + " s\n";
@@ -372,7 +387,8 @@ std::string SimVerdict::report() const {
                       balanced ? "balanced" : "NOT balanced", spread_in, spread_out, spread_allowed);
         out += text;
     } else {
-        out += "  balance not judged (a broker is down at the end, or racks pin the replicas)\n";
+        out += capacity_binds ? "  balance not judged (a capacity limit leaves a broker no room)\n"
+                              : "  balance not judged (a broker is down at the end, or racks pin the replicas)\n";
     }
     if (replay_checked) {
         out += replay_identical ? "  replay: all " + std::to_string(replay_decisions) + " decisions identical\n"

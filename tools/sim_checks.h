@@ -10,6 +10,9 @@
 ///   concurrency cap, nor the per-broker cap (destination always, source
 ///   when alive: the gate's rule);
 /// - an action never breaks rack awareness for a partition that had it;
+/// - a plan never takes a broker that was within a capacity limit over it
+///   (replicas, network in and out, disk: the capacity goals' limits, on
+///   the loads the cluster reported; see tools/sim_capacity_check.h);
 /// - every action names replicas that exist and brokers that are registered;
 /// - after the disturbances stop, no partition goes straight back to the
 ///   replicas it just left, nor leadership to the broker that just lost it
@@ -18,13 +21,11 @@
 ///   tail (25 minutes after the disturbances stop: soft goals held by
 ///   cooldowns can creep for ~20 minutes in rare seeds), and where the
 ///   cluster allows an even spread (no rack constraint, every broker back,
-///   one fanout for every topic) the load ends in AutoMQ's band, widened by
-///   what one partition weighs on either side;
+///   one fanout for every topic, room left under every capacity limit) the
+///   load ends in AutoMQ's band, widened by what one partition weighs on
+///   either side;
 /// - replaying the journal through a fresh engine reproduces every
 ///   decision bit for bit.
-///
-/// Capacity goals are not checked here: random scenarios give no capacities
-/// (the planner's property tests cover them on the model).
 
 #include <cstdint>
 #include <map>
@@ -35,6 +36,7 @@
 
 #include "adapters/sim/sim_scenario.h"
 #include "events/config.h"
+#include "tools/sim_capacity_check.h"
 #include "tools/sim_runner.h"
 
 namespace ballast::tools {
@@ -53,8 +55,11 @@ struct SimVerdict {
     double spread_in = 0;            // max/mean at the end
     double spread_out = 0;
     double spread_allowed = 0;
+    bool capacity_binds = false;     // a broker ends without room under a capacity limit
     uint64_t rounds = 0;
     uint64_t actions = 0;
+    uint64_t capacity_actions = 0;       // by the capacity goals
+    uint64_t capacity_plans_checked = 0; // plans judged against capacity limits
 
     bool ok() const { return breaks.empty() && (!replay_checked || replay_identical) && settled && balanced; }
     std::string report() const;
@@ -83,6 +88,8 @@ private:
     void fail(int64_t time_ms, const std::string& what);
 
     sim::Scenario _scenario;
+    CapacityCheck _capacity;
+    int64_t _last_step_ms = 0;
     int64_t _cooldown_ms;
     int64_t _grace_ms;
     uint32_t _concurrency_max;

@@ -42,7 +42,7 @@ int run_sim(const Context& ctx, const SimOptions& options) {
     } else if (options.random_seed != 0) {
         scenario = sim::random_scenario(options.random_seed);
     } else {
-        return report_error("give --scenario FILE (a JSON scenario) or --random-seed N");
+        return report_error("give --scenario FILE (a .json or .toml scenario) or --random-seed N");
     }
     if (!scenario) return report_error(scenario.error());
 
@@ -105,7 +105,7 @@ int run_sim(const Context& ctx, const SimOptions& options) {
 void register_sim_command(CLI::App& app, Context& ctx) {
     auto options = std::make_shared<SimOptions>();
     CLI::App* sim = app.add_subcommand("sim", "Run a scenario against the simulated cluster, in simulated time");
-    sim->add_option("--scenario", options->scenario_file, "Scenario file (JSON; see adapters/sim/README.md)")
+    sim->add_option("--scenario", options->scenario_file, "Scenario file, JSON or TOML by its extension (.json, .toml; see adapters/sim/README.md)")
         ->check(CLI::ExistingFile);
     sim->add_option("--random-seed", options->random_seed,
                     "Instead of a file: the random scenario of this seed (what the fault tests run)");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
 
 namespace ballast::sim {
 
@@ -21,6 +22,68 @@ private:
 };
 
 constexpr double mib = 1 << 20;
+
+std::string whole(double value) { return std::to_string(static_cast<int64_t>(std::llround(value))); }
+
+/// Broker capacities in about a third of the seeds, tight enough to matter:
+/// each limit (capacity x the 0.8 threshold) is 1.2-1.8 x the mean broker's
+/// load at the traffic's peak (steps and ramps at their higher rate, shifts
+/// weighed by the share of a topic one broker leads), so a crowded
+/// placement starts over it and a crash presses the survivors against it;
+/// one broker may be smaller still. When disk is limited the logs stop
+/// growing (retention = initial size): a log that grows through the quiet
+/// tail would cross its limit there, and its repair is no failure to settle.
+void draw_capacities(Draw& draw, Scenario& s, int32_t brokers) {
+    if (!draw.chance(0.35)) return;
+    double in_total = 0;
+    double out_total = 0;
+    double size_total = 0;
+    double replicas_total = 0;
+    for (const TopicSpec& t : s.topics) {
+        double peak = std::max(t.traffic.bytes_in_per_s, t.traffic.to_bytes_in_per_s);
+        for (const TimedEvent& e : s.events) {
+            if (e.kind == TimedEvent::Kind::scale_traffic && e.select.topic == t.name) {
+                peak *= 1 + (e.scale - 1) * std::min(1.0, 2.0 / brokers);
+            }
+        }
+        const double replication = t.replication_factor;
+        in_total += peak * replication;
+        out_total += peak * (t.traffic.fanout + replication - 1);
+        size_total += t.initial_size_bytes * t.partitions * replication;
+        replicas_total += t.partitions * replication;
+    }
+    constexpr double threshold = 0.8;
+    // One resource for sure, each other at even odds.
+    const int64_t sure = draw.between(0, 3);
+    bool limited[4];
+    for (int64_t r = 0; r < 4; r++) limited[r] = draw.chance(0.5) || r == sure;
+    double capacity[4] = {};
+    const double means[4] = {replicas_total / brokers, in_total / brokers, out_total / brokers, size_total / brokers};
+    for (int r = 0; r < 4; r++) {
+        if (!limited[r]) continue;
+        const double limit = means[r] * draw.uniform(1.2, 1.8);
+        capacity[r] = r == 0 ? std::ceil(std::max(limit, means[r] + 1)) : limit / threshold;
+    }
+    s.settings["ballast.capacity.threshold"] = "0.8";
+    if (limited[0]) s.settings["ballast.broker.capacity.replicas.max"] = whole(capacity[0]);
+    if (limited[1]) s.settings["ballast.broker.capacity.network.in.bytes.per.s"] = whole(capacity[1]);
+    if (limited[2]) s.settings["ballast.broker.capacity.network.out.bytes.per.s"] = whole(capacity[2]);
+    if (limited[3]) {
+        s.settings["ballast.broker.capacity.disk.bytes"] = whole(capacity[3]);
+        for (TopicSpec& t : s.topics) t.retention_bytes = t.initial_size_bytes;
+    }
+    if (draw.chance(0.4)) {
+        // A smaller broker: 60-90% of the others' capacities.
+        const auto id = static_cast<int32_t>(draw.between(1, brokers));
+        const double scale = draw.uniform(0.6, 0.9);
+        const char* fields[4] = {"replicas", "in", "out", "disk"};
+        std::string element = std::to_string(id);
+        for (int r = 0; r < 4; r++) {
+            if (limited[r]) element += std::string(":") + fields[r] + "=" + whole(std::max(1.0, capacity[r] * scale));
+        }
+        s.settings["ballast.broker.capacity.overrides"] = element;
+    }
+}
 
 }  // namespace
 
@@ -160,6 +223,9 @@ events::Result<Scenario> random_scenario(uint64_t seed) {
     s.settings["autobalancer.controller.execution.concurrency"] = std::to_string(draw.between(2, 20));
     s.settings["autobalancer.controller.metrics.delay.ms"] = "60000";
     s.settings["ballast.log.level"] = "off";
+    // Drawn last: the rest of each seed's scenario is what it was before
+    // seeds had capacities.
+    draw_capacities(draw, s, brokers);
     if (events::Status ok = validate(s); !ok) {
         return events::make_error(ok.error().code, "random scenario " + std::to_string(seed) + ": " + ok.error().message);
     }

@@ -5,7 +5,8 @@
 /// (constant, steps, ramps), and a disturbed first part of the run (broker
 /// crashes and restarts, flapping brokers, a broker added, traffic shifts,
 /// lost and late metrics, failing and stuck admin calls, engine kills),
-/// then a quiet tail in which nothing changes and no fault is injected, so
+/// in about a third of the seeds broker capacities tight enough for the
+/// capacity goals to act, then a quiet tail in which nothing changes and no fault is injected, so
 /// that convergence can be checked. The same seed always gives the same scenario.
 
 #include <cstdint>

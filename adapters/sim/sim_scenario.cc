@@ -1,12 +1,16 @@
 #include "adapters/sim/sim_scenario.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+
+#include "adapters/sim/sim_scenario_document.h"
 
 namespace ballast::sim {
 
@@ -266,6 +270,29 @@ TimedEvent read_event(const json& v, const std::string& path) {
     return e;
 }
 
+/// Engine settings, "key" -> "value". A nested object is a dotted key:
+/// {"autobalancer": {"controller": {"enable": true}}} is
+/// "autobalancer.controller.enable", which is what TOML makes of an
+/// unquoted `autobalancer.controller.enable = true` under [settings].
+void read_settings(const json& settings, const std::string& prefix, std::map<std::string, std::string>& out) {
+    for (auto it = settings.begin(); it != settings.end(); ++it) {
+        const std::string key = prefix.empty() ? it.key() : prefix + "." + it.key();
+        std::string value;
+        if (it.value().is_object()) {
+            read_settings(it.value(), key, out);
+            continue;
+        }
+        if (it.value().is_string()) {
+            value = it.value().get<std::string>();
+        } else if (it.value().is_number() || it.value().is_boolean()) {
+            value = it.value().dump();
+        } else {
+            throw Bad{"settings." + key, "expected a string, number or boolean"};
+        }
+        if (!out.emplace(key, value).second) throw Bad{"settings." + key, "given twice"};
+    }
+}
+
 Scenario read_scenario(const json& root) {
     Object o(root, "");
     Scenario s;
@@ -338,25 +365,48 @@ Scenario read_scenario(const json& root) {
     if (o.has("settings")) {
         const json& settings = o.get("settings");
         if (!settings.is_object()) throw Bad{"settings", "expected an object of \"key\": \"value\""};
-        for (auto it = settings.begin(); it != settings.end(); ++it) {
-            std::string value;
-            if (it.value().is_string()) {
-                value = it.value().get<std::string>();
-            } else if (it.value().is_number() || it.value().is_boolean()) {
-                value = it.value().dump();
-            } else {
-                throw Bad{"settings." + it.key(), "expected a string, number or boolean"};
-            }
-            s.settings[it.key()] = value;
-        }
+        read_settings(settings, "", s.settings);
     }
     o.done();
-    std::stable_sort(s.events.begin(), s.events.end(),
-                     [](const TimedEvent& a, const TimedEvent& b) { return a.at_ms < b.at_ms; });
     return s;
 }
 
+/// ".toml" -> "toml": the extension, lower case, without its dot.
+std::string extension_of(const std::string& path) {
+    std::string ext = std::filesystem::path(path).extension().string();
+    if (!ext.empty()) ext.erase(0, 1);
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+    return ext;
+}
+
 }  // namespace
+
+std::variant<Scenario, ScenarioProblem> read_scenario_document(const json& root) {
+    Scenario s;
+    try {
+        s = read_scenario(root);
+    } catch (const Bad& bad) {
+        return ScenarioProblem{bad.path, bad.what};
+    } catch (const json::exception& e) {
+        return ScenarioProblem{"", e.what()};
+    }
+    // Validated in time order (a traffic change may name a topic created
+    // earlier in time but later in the file), named in file order.
+    std::vector<size_t> order(s.events.size());
+    for (size_t i = 0; i < order.size(); i++) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return s.events[a].at_ms < s.events[b].at_ms; });
+    std::vector<TimedEvent> sorted;
+    sorted.reserve(order.size());
+    for (size_t i : order) sorted.push_back(std::move(s.events[i]));
+    s.events = std::move(sorted);
+    if (auto problem = check_scenario(s, order)) return *problem;
+    return s;
+}
+
+std::string describe(const ScenarioProblem& problem) {
+    return problem.path.empty() ? problem.what : problem.path + ": " + problem.what;
+}
 
 events::Result<int64_t> parse_duration_ms(std::string_view text) {
     const auto bad = [&] {
@@ -401,109 +451,27 @@ events::Result<Scenario> parse_scenario_json(std::string_view text, const std::s
         return make_error(ErrorCode::invalid_argument,
                           origin + ": not JSON at byte " + std::to_string(e.byte) + ": " + e.what());
     }
-    Scenario scenario;
-    try {
-        scenario = read_scenario(root);
-    } catch (const Bad& bad) {
-        return make_error(ErrorCode::invalid_argument,
-                          origin + ": " + (bad.path.empty() ? "" : bad.path + ": ") + bad.what);
-    } catch (const json::exception& e) {
-        return make_error(ErrorCode::invalid_argument, origin + ": " + e.what());
+    std::variant<Scenario, ScenarioProblem> read = read_scenario_document(root);
+    if (auto* problem = std::get_if<ScenarioProblem>(&read)) {
+        return make_error(ErrorCode::invalid_argument, origin + ": " + describe(*problem));
     }
-    if (events::Status ok = validate(scenario); !ok) {
-        return make_error(ErrorCode::invalid_argument, origin + ": " + ok.error().message);
-    }
-    return scenario;
+    return std::get<Scenario>(std::move(read));
 }
 
 events::Result<Scenario> load_scenario_file(const std::string& path) {
+    const std::string ext = extension_of(path);
+    if (ext != "json" && ext != "toml") {
+        return make_error(ErrorCode::invalid_argument,
+                          "scenario file " + path + ": " +
+                              (ext.empty() ? std::string("no extension") : "unknown extension ." + ext) +
+                              " (a scenario is a .json or a .toml file)");
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) return make_error(ErrorCode::not_found, "scenario file " + path + ": cannot be opened");
     std::ostringstream text;
     text << in.rdbuf();
     if (in.bad()) return make_error(ErrorCode::io_error, "scenario file " + path + ": read failed");
-    return parse_scenario_json(text.str(), path);
-}
-
-events::Status validate(const Scenario& s) {
-    const auto bad = [](std::string what) { return make_error(ErrorCode::invalid_argument, std::move(what)); };
-    if (s.tick_interval_ms <= 0) return bad("tick_interval: must be positive");
-    if (s.report_interval_ms <= 0) return bad("report_interval: must be positive");
-    if (s.duration_ms <= 0) return bad("duration: must be positive");
-    std::set<int32_t> defined;
-    for (size_t i = 0; i < s.brokers.size(); i++) {
-        if (!defined.insert(s.brokers[i].id).second) {
-            return bad(at_index("brokers", i) + ": broker " + std::to_string(s.brokers[i].id) + " is defined twice");
-        }
-    }
-    std::set<int32_t> all = defined;  // with those added later
-    for (const TimedEvent& e : s.events) {
-        if (e.kind == TimedEvent::Kind::add_broker) all.insert(e.broker.id);
-    }
-    std::set<std::string> topics;
-    const auto check_topic = [&](const TopicSpec& t, const std::string& where) -> events::Status {
-        for (size_t p = 0; p < t.assignment.size(); p++) {
-            std::set<int32_t> distinct(t.assignment[p].begin(), t.assignment[p].end());
-            if (distinct.size() != t.assignment[p].size()) {
-                return bad(where + ".assignment[" + std::to_string(p) + "]: a broker is listed twice");
-            }
-            for (int32_t b : t.assignment[p]) {
-                if (!all.count(b)) {
-                    return bad(where + ".assignment[" + std::to_string(p) + "]: broker " +
-                               std::to_string(b) + " is not defined");
-                }
-            }
-        }
-        if (t.assignment.empty() && static_cast<size_t>(t.replication_factor) > all.size()) {
-            return bad(where + ": replication factor " + std::to_string(t.replication_factor) +
-                       " exceeds the " + std::to_string(all.size()) + " brokers");
-        }
-        return {};
-    };
-    for (size_t i = 0; i < s.topics.size(); i++) {
-        if (!topics.insert(s.topics[i].name).second) {
-            return bad(at_index("topics", i) + ": topic " + s.topics[i].name + " is defined twice");
-        }
-        if (events::Status ok = check_topic(s.topics[i], at_index("topics", i)); !ok) return ok;
-    }
-    for (size_t i = 0; i < s.events.size(); i++) {
-        const TimedEvent& e = s.events[i];
-        const std::string where = at_index("events", i);
-        if (e.at_ms > s.duration_ms) {
-            return bad(where + ": at " + std::to_string(e.at_ms) + " ms is after the end of the run (" +
-                       std::to_string(s.duration_ms) + " ms)");
-        }
-        switch (e.kind) {
-            case TimedEvent::Kind::stop_broker:
-            case TimedEvent::Kind::start_broker:
-            case TimedEvent::Kind::remove_broker:
-            case TimedEvent::Kind::drain_broker:
-                if (!all.count(e.broker_id)) {
-                    return bad(where + ": broker " + std::to_string(e.broker_id) + " is not defined");
-                }
-                break;
-            case TimedEvent::Kind::add_broker:
-                if (defined.count(e.broker.id)) {
-                    return bad(where + ": broker " + std::to_string(e.broker.id) + " already exists");
-                }
-                defined.insert(e.broker.id);
-                break;
-            case TimedEvent::Kind::create_topic:
-                if (events::Status ok = check_topic(e.topic, where + ".create_topic"); !ok) return ok;
-                topics.insert(e.topic.name);
-                break;
-            case TimedEvent::Kind::scale_traffic:
-            case TimedEvent::Kind::set_traffic:
-            case TimedEvent::Kind::delete_topic: {
-                const std::string& name = e.kind == TimedEvent::Kind::delete_topic ? e.topic.name : e.select.topic;
-                if (!topics.count(name)) return bad(where + ": topic '" + name + "' is not defined");
-                break;
-            }
-            case TimedEvent::Kind::pause:
-            case TimedEvent::Kind::resume: break;
-        }
-    }
-    return {};
+    return ext == "toml" ? parse_scenario_toml(text.str(), path) : parse_scenario_json(text.str(), path);
 }
 
 const char* flavor_name(Flavor flavor) { return flavor == Flavor::automq ? "automq" : "apache"; }

@@ -3,8 +3,8 @@
 /// A simulated cluster's scenario: the brokers, the topics and their
 /// traffic, the timed events (stop broker 3 at 60 s, add broker 4, change a
 /// topic's traffic), the faults to inject, and the engine settings to run
-/// with. Read from JSON files (`ballast sim --scenario FILE`) or drawn from
-/// a seed (`random_scenario`).
+/// with. Read from JSON or TOML files (`ballast sim --scenario FILE`) or
+/// drawn from a seed (`random_scenario`).
 ///
 /// Every time is in ms of simulated time from the start of the run.
 
@@ -39,12 +39,14 @@ struct TrafficProfile {
     double walk_sigma = 0.05;        // random walk: log-rate step per second
     double fanout = 1;
     double record_bytes = 1024;
+    bool operator==(const TrafficProfile&) const = default;
 };
 
 struct BrokerSpec {
     int32_t id = -1;
     std::string rack;
     bool running = true;  // false: defined but not started (start it with an event)
+    bool operator==(const BrokerSpec&) const = default;
 };
 
 struct TopicSpec {
@@ -63,6 +65,7 @@ struct TopicSpec {
     /// Kafka's retention.bytes: a partition stops growing here (old segments
     /// are deleted as new ones are written); 0: it grows without bound.
     double retention_bytes = 0;
+    bool operator==(const TopicSpec&) const = default;
 };
 
 /// Which partitions a traffic change applies to.
@@ -70,6 +73,7 @@ struct PartitionSelector {
     std::string topic;
     std::vector<int32_t> partitions;  // empty: all of the topic (or those led_by)
     int32_t led_by = -1;              // >= 0: those whose leader is this broker at that time
+    bool operator==(const PartitionSelector&) const = default;
 };
 
 struct TimedEvent {
@@ -94,6 +98,7 @@ struct TimedEvent {
     double scale = 1;         // scale_traffic
     TrafficProfile profile;   // set_traffic
     TopicSpec topic;          // create_topic; delete_topic uses topic.name
+    bool operator==(const TimedEvent&) const = default;
 };
 
 /// Faults, each drawn from the scenario's seed.
@@ -110,6 +115,7 @@ struct Faults {
     /// The faults above (not the kills) stop at this time; -1: never.
     int64_t until_ms = -1;
     bool active(int64_t now_ms) const { return until_ms < 0 || now_ms < until_ms; }
+    bool operator==(const Faults&) const = default;
 };
 
 struct Scenario {
@@ -130,19 +136,31 @@ struct Scenario {
     Faults faults;
     /// Engine settings, "key" -> "value", applied before any --set.
     std::map<std::string, std::string> settings;
+    bool operator==(const Scenario&) const = default;
 };
 
 /// "10m", "90s", "1500ms", "1.5s", "2h", or a bare number of ms.
 events::Result<int64_t> parse_duration_ms(std::string_view text);
 
 /// Parses a scenario from JSON text; `origin` (a file name) prefixes every
-/// error, with the JSON path of the field that is wrong: "node-change.json:
-/// events[2].stop_broker: broker 7 is not defined".
+/// error, with the path of the field that is wrong (events counted in file
+/// order): "node-change.json: events[2].stop_broker: broker 7 is not defined".
 events::Result<Scenario> parse_scenario_json(std::string_view text, const std::string& origin);
+
+/// Parses a scenario from TOML text: the same fields as JSON (tables for
+/// objects, `[[brokers]]` / `[[topics]]` / `[[events]]` for the lists), the
+/// same values and errors, and the line where TOML knows it:
+/// "node-change.toml:14: events[1].stop_broker: broker 7 is not defined";
+/// a syntax error gives line and column.
+events::Result<Scenario> parse_scenario_toml(std::string_view text, const std::string& origin);
+
+/// Reads a scenario file, JSON or TOML by its extension (.json, .toml; any
+/// other is an error that names the file).
 events::Result<Scenario> load_scenario_file(const std::string& path);
 
-/// Checks what JSON cannot: ids unique, brokers known, replica lists
-/// distinct and on defined brokers, times in order and inside the run.
+/// Checks what the file's types cannot: ids unique, brokers known, replica
+/// lists distinct and on defined brokers, times inside the run. `events`
+/// must be sorted by time (as every parser and `random_scenario` leave it).
 events::Status validate(const Scenario& scenario);
 
 const char* flavor_name(Flavor flavor);

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -66,6 +67,40 @@ TEST(SimCli, AScenarioFileWithAMistakeIsNamed) {
     Outcome neither = ballast("sim");
     EXPECT_EQ(neither.exit_code, 1);
     EXPECT_TRUE(contains(neither.out, "give --scenario FILE")) << neither.out;
+}
+
+/// `out` without the lines that name the journal (each run has its own).
+std::string without_journal(const std::string& out) {
+    std::istringstream lines(out);
+    std::string line;
+    std::string kept;
+    while (std::getline(lines, line)) {
+        if (!contains(line, "journal")) kept += line + "\n";
+    }
+    return kept;
+}
+
+TEST(SimCli, ATomlScenarioRunsAsItsJsonTwinAndItsMistakesNameTheLine) {
+    const char* scenarios = std::getenv("BALLAST_SCENARIOS_DIR");
+    ASSERT_NE(scenarios, nullptr) << "BALLAST_SCENARIOS_DIR names adapters/sim/scenarios (meson sets it)";
+    TempDir dir;
+    const std::string seed = std::string(scenarios) + "/node-change";
+    Outcome toml = ballast("sim --quiet --scenario " + seed + ".toml --journal " + (dir / "toml"));
+    ASSERT_EQ(toml.exit_code, 0) << toml.out;
+    EXPECT_TRUE(contains(toml.out, "scenario node-change (automq, 3 brokers, 1 topics)")) << toml.out;
+    Outcome json = ballast("sim --quiet --scenario " + seed + ".json --journal " + (dir / "json"));
+    ASSERT_EQ(json.exit_code, 0) << json.out;
+    EXPECT_EQ(without_journal(toml.out), without_journal(json.out)) << "the same run, whichever file";
+
+    const std::string file = dir / "bad.toml";
+    std::ofstream(file) << "[[brokers]]\nid = 1\n\n[[events]]\nat = \"1s\"\nstop_broker = 9\n";
+    Outcome bad = ballast("sim --scenario " + file);
+    EXPECT_EQ(bad.exit_code, 1);
+    EXPECT_TRUE(contains(bad.out, file + ":4: events[0]: broker 9 is not defined")) << bad.out;
+    std::ofstream(dir / "scenario.yaml") << "brokers: [1]\n";
+    Outcome yaml = ballast("sim --scenario " + (dir / "scenario.yaml"));
+    EXPECT_EQ(yaml.exit_code, 1);
+    EXPECT_TRUE(contains(yaml.out, "unknown extension .yaml (a scenario is a .json or a .toml file)")) << yaml.out;
 }
 
 /// Timing is for benchmarks: this checks what the storm reports and that no

@@ -1,6 +1,6 @@
 /// Deterministic simulation testing: the whole engine (journal, actors,
 /// planner, executor) against the simulated cluster, for random scenarios
-/// drawn from seeds: random clusters and traffic, crashes, restarts and
+/// drawn from seeds: random clusters, traffic and capacities, crashes, restarts and
 /// flapping brokers, lost and late metrics, failing and stuck admin calls,
 /// and the engine itself killed and recovered from its journal mid-run.
 /// Every step is checked (tools/sim_checks.h); at the end the engine must
@@ -62,6 +62,8 @@ TEST(SimFaults, EverySeedKeepsEveryPromise) {
     uint64_t rounds = 0;
     uint64_t actions = 0;
     uint64_t restarts = 0;
+    uint64_t capacity_actions = 0;
+    uint64_t capacity_plans = 0;
     for (uint64_t seed = from; seed <= to; seed++) {
         events::Result<sim::Scenario> scenario = sim::random_scenario(seed);
         ASSERT_TRUE(scenario.ok()) << scenario.error().message;
@@ -84,13 +86,22 @@ TEST(SimFaults, EverySeedKeepsEveryPromise) {
         rounds += verdict.rounds;
         actions += verdict.actions;
         restarts += summary->engine_restarts;
+        capacity_actions += verdict.capacity_actions;
+        capacity_plans += verdict.capacity_plans_checked;
     }
     // The seeds exercise what they are meant to.
     EXPECT_GT(actions, 0u);
     EXPECT_GT(restarts, 0u);
-    std::printf("seeds %lu-%lu: %lu rounds, %lu actions, %lu engine restarts\n", static_cast<unsigned long>(from),
-                static_cast<unsigned long>(to), static_cast<unsigned long>(rounds),
-                static_cast<unsigned long>(actions), static_cast<unsigned long>(restarts));
+    if (to - from >= 50) {
+        // About a third of the seeds have capacities: the goals must act on them.
+        EXPECT_GT(capacity_plans, 0u);
+        EXPECT_GT(capacity_actions, 0u);
+    }
+    std::printf("seeds %lu-%lu: %lu rounds, %lu actions, %lu engine restarts; %lu plans judged against capacity "
+                "limits, %lu actions by the capacity goals\n",
+                static_cast<unsigned long>(from), static_cast<unsigned long>(to), static_cast<unsigned long>(rounds),
+                static_cast<unsigned long>(actions), static_cast<unsigned long>(restarts),
+                static_cast<unsigned long>(capacity_plans), static_cast<unsigned long>(capacity_actions));
 }
 
 }  // namespace

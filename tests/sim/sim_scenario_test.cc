@@ -71,6 +71,12 @@ TEST(SimScenario, ErrorsNameTheFieldAndWhatWasExpected) {
                          "duration: 'soon' is not a duration"));
     EXPECT_TRUE(contains(error_of(R"({"brokers": [{"id": 1}], "events": [{"at": "1s", "stop_broker": 7}]})"),
                          "events[0]: broker 7 is not defined"));
+    // Events are named in file order, though checked in time order.
+    EXPECT_TRUE(contains(
+        error_of(R"({"brokers": [{"id": 1}], "events": [{"at": "3m", "start_broker": 1}, {"at": "60s", "stop_broker": 7}]})"),
+        "test.json: events[1]: broker 7 is not defined"));
+    EXPECT_TRUE(contains(error_of(R"({"brokers": [{"id": 1}], "settings": {"a": {"b": [1]}}})"),
+                         "test.json: settings.a.b: expected a string, number or boolean"));
     EXPECT_TRUE(contains(error_of(R"({"brokers": [{"id": 1}], "events": [{"at": "20m", "stop_broker": 1}]})"),
                          "is after the end of the run"));
     EXPECT_TRUE(contains(error_of(R"({"brokers": [{"id": 1}], "events": [{"at": "1s", "explode": 1}]})"),
