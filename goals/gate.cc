@@ -44,7 +44,11 @@ uint32_t partitions_of_topic(const ClusterModel& model, uint32_t t) {
 GateResult apply_gate(const Plan& plan, const ClusterModel& model, const GateState& state,
                       const GateConfig& config) {
     GateResult result;
+    // Brokers a held action was to take load off (a swap takes load off both).
+    std::set<int32_t> unloaded_by_held;
     auto hold = [&](const Action& action, HoldReason reason) {
+        unloaded_by_held.insert(action.source);
+        if (action.kind == ActionKind::swap) unloaded_by_held.insert(action.destination);
         result.held.push_back({action, reason});
         result.held_count[static_cast<size_t>(reason)]++;
     };
@@ -81,6 +85,14 @@ GateResult apply_gate(const Plan& plan, const ClusterModel& model, const GateSta
                 return partition.in_flight || model.now_ms < partition.held_until_ms || planned.contains(p);
             })) {
             hold(action, HoldReason::in_flight);
+            remember();
+            continue;
+        }
+        const bool gains_where_held_unloads =
+            unloaded_by_held.count(action.destination) > 0 ||
+            (action.kind == ActionKind::swap && unloaded_by_held.count(action.source) > 0);
+        if (gains_where_held_unloads) {
+            hold(action, HoldReason::after_held);
             remember();
             continue;
         }

@@ -25,7 +25,8 @@ constexpr std::array<const char*, goal_kind_count> goal_names = {
 };
 
 constexpr std::array<const char*, hold_reason_count> hold_reason_names = {
-    "cooldown", "in_flight", "concurrency_cap", "broker_cap", "topic_cap", "execution_interval", "paused",
+    "cooldown", "in_flight",          "concurrency_cap", "broker_cap",
+    "topic_cap", "execution_interval", "paused",         "after_held",
 };
 
 constexpr std::string_view automq_prefix = "kafka.autobalancer.goals.";

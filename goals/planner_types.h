@@ -232,8 +232,9 @@ enum class HoldReason : uint8_t {
     topic_cap,           // more than half of the topic's partitions in this batch
     execution_interval,  // the previous batch started less than execution.interval.ms ago
     paused,              // operator paused execution
+    after_held,          // it adds load where an earlier held action of the plan was to remove it
 };
-inline constexpr uint8_t hold_reason_count = 7;
+inline constexpr uint8_t hold_reason_count = 8;
 const char* hold_reason_name(HoldReason reason);
 
 struct GateConfig {
@@ -274,6 +275,14 @@ struct GateResult {
 ///   - in_flight: a partition it touches is in flight, or an earlier action of
 ///     this plan touches it too (the later one builds on the earlier one's
 ///     result, so it waits for the next batch);
+///   - after_held: it adds load to a broker (its destination; for a swap,
+///     either broker) that an earlier held action of this plan was to take
+///     load off. The planner counted that action done when it chose this
+///     one, so a move onto a broker a held leader change was to unload can
+///     take it past a capacity limit the plan kept (the fault simulation's
+///     capacity check found it). Taking more load off, or adding it
+///     elsewhere, relies on nothing held. Transitive: an action held here
+///     holds what would land on its source;
 ///   - cooldown: a partition it touches moved less than partition_cooldown_ms
 ///     ago (skipped when `Action::evacuation`);
 ///   - concurrency_cap: inflight_actions + accepted >= concurrency_max;

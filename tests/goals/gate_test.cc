@@ -158,6 +158,34 @@ TEST(Gate, TopicCapIsHalfRoundedDownButAtLeastOne) {
     EXPECT_EQ(held(result, HoldReason::topic_cap), 6u);
 }
 
+TEST(Gate, NothingLandsWhereAHeldActionWasToTakeLoadOff) {
+    // The plan unloads broker 1 (partition 0, cooling down: held), then moves
+    // partition 1 from 3 onto 1, chosen as if 1 had been unloaded: held too.
+    // Moving more off 1, or onto another broker, relies on nothing held.
+    ClusterModel model = gate_model();
+    model.partitions[0].last_moved_ms = now_ms - 1'000;
+    Action leader = move(0, 1, 2);
+    leader.kind = ActionKind::leader;
+    const GateResult result = apply_gate(
+        plan_of({leader, move(1, 3, 1), move(2, 1, 4), move(3, 5, 4)}), model, {}, wide_open());
+    ASSERT_EQ(result.held.size(), 2u);
+    EXPECT_EQ(result.held[0].reason, HoldReason::cooldown);
+    EXPECT_EQ(result.held[1].reason, HoldReason::after_held);
+    EXPECT_EQ(result.held[1].action.partition, 1u);
+    ASSERT_EQ(result.accepted.size(), 2u);
+    EXPECT_EQ(result.accepted[0].partition, 2u);
+    EXPECT_EQ(result.accepted[1].partition, 3u);
+    // Transitively: the held move 3 -> 1 was to unload 3, so a swap that
+    // puts load on 3 waits as well.
+    Action swap = move(4, 4, 3);
+    swap.kind = ActionKind::swap;
+    swap.swap_partition = 5;
+    const GateResult chained = apply_gate(plan_of({leader, move(1, 3, 1), swap}), model, {}, wide_open());
+    EXPECT_EQ(held(chained, HoldReason::after_held), 2u);
+    EXPECT_TRUE(chained.accepted.empty());
+    EXPECT_STREQ(hold_reason_name(HoldReason::after_held), "after_held");
+}
+
 TEST(Gate, SwapsTouchBothPartitions) {
     ClusterModel model = gate_model();
     model.partitions[9].last_moved_ms = now_ms - 10;
