@@ -1,6 +1,12 @@
 #include "actors/scheduler_actor.h"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <numeric>
 
 #include <caf/all.hpp>
@@ -263,6 +269,17 @@ caf::result<DecisionPtr> plan_round(Self* self, const PlanInput& input) {
     return promise;
 }
 
+/// On its own thread (the engine spawns it detached), gives the stream the
+/// cores first. On a shared CAF worker it leaves the priority alone: that
+/// thread runs every other actor too.
+void lower_thread_priority(Self* self) {
+    if (!self->getf(caf::abstract_actor::is_detached_flag)) return;
+    const auto tid = static_cast<id_t>(syscall(SYS_gettid));
+    if (setpriority(PRIO_PROCESS, tid, scheduler_nice) != 0) {
+        spdlog::warn("scheduler: could not lower its thread's priority: {}", std::strerror(errno));
+    }
+}
+
 void on_command(SchedulerState& st, const events::OperatorCommand& c) {
     switch (c.command) {
         case events::CommandKind::pause: st.memory.paused = true; break;
@@ -326,6 +343,7 @@ caf::behavior scheduler_actor(caf::stateful_actor<SchedulerState>* self, const P
                               std::set<uint64_t> journaled_barriers,
                               std::function<void(const events::Event&)> on_decision) {
     SchedulerState& st = self->state;
+    lower_thread_priority(self);
     st.journaled_barriers = std::move(journaled_barriers);
     st.table = table;
     st.journal = std::move(journal);
