@@ -202,7 +202,7 @@ private:
         mutable std::array<std::atomic<uint8_t>, chunk_size> lock{};
     };
     struct Epoch {
-        std::atomic<uint64_t> applied{0};
+        std::atomic<uint64_t> applied{0};  // on the counters' line
         std::atomic<uint64_t> target{UINT64_MAX};
     };
 
@@ -215,12 +215,14 @@ private:
         return *_chunks[index / chunk_size];
     }
 
+    // The router's fields, the actors' counters and the targets on cache
+    // lines of their own: every apply writes the counters.
     std::vector<std::unique_ptr<Chunk>> _chunks;
     std::atomic<uint32_t> _size{0};
-    std::atomic<uint64_t> _applied{0};
-    std::atomic<uint64_t> _drain_target{UINT64_MAX};
     uint32_t _epoch = 0;  // router only
+    alignas(64) std::atomic<uint64_t> _applied{0};
     std::array<Epoch, 2> _epochs;
+    alignas(64) std::atomic<uint64_t> _drain_target{UINT64_MAX};
 };
 
 }  // namespace ballast::actors

@@ -16,6 +16,8 @@ namespace {
 
 using Self = caf::stateful_actor<RouterState>;
 
+constexpr uint64_t throttle_check_every = 256;
+
 uint64_t partition_key(uint32_t topic, int32_t partition) {
     return (static_cast<uint64_t>(topic) << 32) | static_cast<uint32_t>(partition);
 }
@@ -48,7 +50,6 @@ void send_to_partition(Self* self, uint32_t slot, PartitionUpdate update) {
     self->send(st.partitions[slot], apply_atom::value, std::move(update));
     st.partition_messages_sent++;
     st.epoch_messages_sent++;
-    st.progress->partition_messages_sent.store(st.partition_messages_sent, std::memory_order_release);
     if (!st.dirty_flag[slot]) {
         st.dirty_flag[slot] = 1;
         st.dirty.push_back(slot);
@@ -468,6 +469,13 @@ void deliver_idle(Self* self) {
 /// whether routing must pause.
 bool throttle(Self* self) {
     RouterState& st = self->state;
+    // Looked at every `throttle_check_every` messages (a quarter of a small
+    // cap), not every event: the applied counter's cache line is the one
+    // every partition actor writes.
+    if (st.partition_messages_sent < st.next_throttle_check) return false;
+    st.next_throttle_check =
+        st.partition_messages_sent +
+        std::min<uint64_t>(throttle_check_every, std::max<uint64_t>(1, st.partition_backlog_max / 4));
     if (st.partition_messages_sent - st.table->applied() <= st.partition_backlog_max) return false;
     st.throttle_target = st.partition_messages_sent - st.partition_backlog_max / 2;
     st.table->set_drain_target(st.throttle_target);
@@ -512,6 +520,16 @@ bool snapshot_due(const RouterState& st) {
            m.last_seq - m.last_snapshot_seq >= st.settings.snapshot_interval_events;
 }
 
+/// Tells observers outside the actor system how far routing got, once per
+/// batch rather than per event (three stores to lines other threads read).
+/// Messages first: whoever sees an event counted as routed sees the
+/// partition messages it caused counted as sent.
+void publish_progress(RouterState& st) {
+    st.progress->partition_messages_sent.store(st.partition_messages_sent, std::memory_order_release);
+    st.progress->last_seq.store(st.memory.last_seq, std::memory_order_release);
+    st.progress->events_routed.store(st.events_routed, std::memory_order_release);
+}
+
 /// Routes queued events until the queue is empty, an event must wait for
 /// the active barrier's decision, or the partition backlog is full.
 void process(Self* self) {
@@ -519,12 +537,13 @@ void process(Self* self) {
     while (!st.throttled && !st.queue.empty()) {
         const EventBatch& batch = *st.queue.front();
         while (st.cursor < batch.size()) {
-            if (throttle(self)) return;
-            if (st.barrier.active && !routable_during_barrier(batch[st.cursor])) return;
+            if (throttle(self) || (st.barrier.active && !routable_during_barrier(batch[st.cursor]))) {
+                publish_progress(st);
+                return;
+            }
             const events::Event& e = batch[st.cursor++];
             const bool plan_due = route(self, e);
-            st.progress->events_routed.fetch_add(1, std::memory_order_relaxed);
-            st.progress->last_seq.store(e.seq, std::memory_order_relaxed);
+            st.events_routed++;
             // Only a Tick makes a round due, and a Tick waits while a
             // barrier is active: barriers never overlap.
             assert(!(plan_due && st.barrier.active));
@@ -536,6 +555,7 @@ void process(Self* self) {
         }
         st.queue.pop_front();
         st.cursor = 0;
+        publish_progress(st);
     }
     // A snapshot that fell due while the last one was written is taken now.
     if (st.queue.empty() && snapshot_due(st)) {

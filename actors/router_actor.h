@@ -83,6 +83,8 @@ struct RouterState {
     std::vector<uint8_t> dirty_flag;  // by slot
     uint64_t partition_messages_sent = 0;
     uint64_t epoch_messages_sent = 0;  // in the table's current epoch
+    uint64_t events_routed = 0;        // published to RouterProgress once per batch
+    uint64_t next_throttle_check = 0;
 
     // Flow control: routing pauses while more than partition_backlog_max
     // partition messages wait in mailboxes, until the actors have worked
