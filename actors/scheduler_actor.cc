@@ -1,18 +1,13 @@
 #include "actors/scheduler_actor.h"
 
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <numeric>
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
 #include "actors/scheduler_model.h"
+#include "actors/thread_priority.h"
 
 namespace ballast::actors {
 
@@ -273,11 +268,7 @@ caf::result<DecisionPtr> plan_round(Self* self, const PlanInput& input) {
 /// cores first. On a shared CAF worker it leaves the priority alone: that
 /// thread runs every other actor too.
 void lower_thread_priority(Self* self) {
-    if (!self->getf(caf::abstract_actor::is_detached_flag)) return;
-    const auto tid = static_cast<id_t>(syscall(SYS_gettid));
-    if (setpriority(PRIO_PROCESS, tid, scheduler_nice) != 0) {
-        spdlog::warn("scheduler: could not lower its thread's priority: {}", std::strerror(errno));
-    }
+    if (self->getf(caf::abstract_actor::is_detached_flag)) lower_this_thread_priority("scheduler");
 }
 
 void on_command(SchedulerState& st, const events::OperatorCommand& c) {

@@ -9,7 +9,7 @@
 /// stream order, so its settings as of a barrier are the same in a replay.
 ///
 /// The engine runs it on a thread of its own at a lower priority
-/// (`scheduler_nice`): the stream keeps flowing while a round reads the table
+/// (actors/thread_priority.h): the stream keeps flowing while a round reads the table
 /// and plans (partition and broker state pass a barrier), and on a busy
 /// machine the stream, whose latency is what an operator feels, goes first;
 /// the round takes what is left. Priority changes when a decision comes,
@@ -32,9 +32,6 @@
 #include "goals/planner_types.h"
 
 namespace ballast::actors {
-
-/// The niceness of the scheduler's thread (0 = the stream's; 19 = lowest).
-inline constexpr int scheduler_nice = 10;
 
 struct SchedulerState {
     static inline const char* name = "scheduler";
