@@ -72,7 +72,10 @@ struct PartitionRecord {
 /// starts only after the read (the router's barrier ends after the
 /// scheduler's decision), so a slot is never more than one epoch ahead of
 /// its reader. A per-slot spin lock, held for one copy or one update, keeps
-/// reader and writer off the same record at the same moment.
+/// reader and writer off the same record at the same moment. The copy is
+/// made only while the barrier's read is still to finish (`mark_read`), and
+/// a chunk's second array only when a copy first needs it: a barrier that
+/// nothing runs ahead of costs no memory (engine_bench's 1M-partition RSS).
 class PartitionTable {
 public:
     static constexpr uint32_t chunk_size = 1u << 16;
@@ -109,7 +112,9 @@ public:
         // Per slot, messages arrive in routing order: epochs never go back.
         assert(epoch >= c.epoch[i]);
         if (epoch > c.epoch[i]) {
-            c.frozen[i] = c.live[i];
+            // The one reader the old state may still have is the barrier
+            // that closed epoch - 1.
+            if (epoch > _read_through.load(std::memory_order_acquire)) (*frozen_of(c))[i] = c.live[i];
             c.epoch[i] = epoch;
         }
         apply(c.live[i]);
@@ -126,9 +131,12 @@ public:
         if (c.epoch[i] <= epoch) {
             f(c.live[i]);
         } else {
-            // The actor ran ahead, at most into the next epoch (see above).
+            // The actor ran ahead, at most into the next epoch, and set the
+            // record aside: this read had not finished (see above).
             assert(c.epoch[i] == epoch + 1);
-            f(c.frozen[i]);
+            const Frozen* frozen = c.frozen.load(std::memory_order_acquire);
+            assert(frozen != nullptr);
+            f((*frozen)[i]);
         }
     }
     PartitionRecord read(uint32_t index, uint32_t epoch) const {
@@ -136,6 +144,10 @@ public:
         visit(index, epoch, [&](const PartitionRecord& r) { out = r; });
         return out;
     }
+
+    /// The reader: every slot it needs as of `epoch` is read; actors stop
+    /// setting records aside for it.
+    void mark_read(uint32_t epoch) const { _read_through.store(epoch + 1, std::memory_order_release); }
 
     // ------------------------------------------------------------ counters
 
@@ -195,12 +207,24 @@ private:
         ~Guard() { _flag.store(0, std::memory_order_release); }
         std::atomic<uint8_t>& _flag;
     };
+    using Frozen = std::array<PartitionRecord, chunk_size>;
     struct Chunk {
         std::array<PartitionRecord, chunk_size> live;
-        std::array<PartitionRecord, chunk_size> frozen;  // as of the epoch before `epoch`
-        std::array<uint32_t, chunk_size> epoch{};        // of the newest message applied
+        std::atomic<Frozen*> frozen{nullptr};      // as of the epoch before `epoch`; on first need
+        std::array<uint32_t, chunk_size> epoch{};  // of the newest message applied
         mutable std::array<std::atomic<uint8_t>, chunk_size> lock{};
+        ~Chunk() { delete frozen.load(); }
     };
+    /// The chunk's second array, made by the first actor that needs it (two
+    /// may race: one wins, the other frees its copy).
+    static Frozen* frozen_of(Chunk& c) {
+        Frozen* frozen = c.frozen.load(std::memory_order_acquire);
+        if (frozen != nullptr) return frozen;
+        auto* fresh = new Frozen();
+        if (c.frozen.compare_exchange_strong(frozen, fresh, std::memory_order_acq_rel)) return fresh;
+        delete fresh;
+        return frozen;
+    }
     struct Epoch {
         std::atomic<uint64_t> applied{0};  // on the counters' line
         std::atomic<uint64_t> target{UINT64_MAX};
@@ -220,6 +244,7 @@ private:
     std::vector<std::unique_ptr<Chunk>> _chunks;
     std::atomic<uint32_t> _size{0};
     uint32_t _epoch = 0;  // router only
+    mutable std::atomic<uint32_t> _read_through{0};  // epochs below it are read
     alignas(64) std::atomic<uint64_t> _applied{0};
     std::array<Epoch, 2> _epochs;
     alignas(64) std::atomic<uint64_t> _drain_target{UINT64_MAX};

@@ -181,6 +181,7 @@ caf::result<DecisionPtr> plan_round(Self* self, const PlanInput& input) {
     st.model.as_of_seq = input.seq;
     st.model.now_ms = input.now_ms;
     update_partitions(st, input);
+    st.table->mark_read(input.epoch);
     update_brokers(st, input);
 
     const goals::Plan plan = goals::plan(st.model, st.settings.planner);
@@ -366,6 +367,7 @@ caf::behavior scheduler_actor(caf::stateful_actor<SchedulerState>* self, const P
             for (uint32_t slot = 0; slot < slot_count; slot++) {
                 draft->partitions.push_back(st.table->read(slot, epoch));
             }
+            st.table->mark_read(epoch);
             draft->scheduler = st.memory;
             return SnapshotPtr(draft);
         },
