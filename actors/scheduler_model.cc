@@ -224,7 +224,6 @@ void merge_structure(SchedulerState& st, const PlanInput& input, const std::vect
 #endif
 }
 
-
 /// Plans as if every action in flight completes: the partition's replicas
 /// (and leader) are the action's target, so its load already counts on the
 /// brokers it is going to. Without this a round that runs while earlier
