@@ -1,6 +1,8 @@
 /// Crash test with real processes: a child appends with sync on and prints
 /// every acknowledged sequence number; we kill it with SIGKILL at random
-/// moments, 50 times, and after each kill reopen the journal and check that
+/// moments, 50 times (odd rounds timed from the start, so that kills land in
+/// opening and recovery; even rounds timed from the journal being open, so
+/// that they land in appends however slow the machine is to open it), and after each kill reopen the journal and check that
 /// every acknowledged event is intact, numbering is dense, and no batch was
 /// half written. The child binary comes from $BALLAST_JOURNAL_WRITER (meson
 /// sets it); the seed from $BALLAST_CRASH_SEED (default 1).
@@ -35,6 +37,7 @@ struct ChildOutput {
     std::set<std::pair<uint64_t, uint64_t>> intended;  // batches announced
     uint64_t acked_max = 0;
     uint64_t acks = 0;
+    bool opened = false;
 };
 
 ChildOutput parse(const std::string& text) {
@@ -42,7 +45,9 @@ ChildOutput parse(const std::string& text) {
     std::istringstream lines(text);
     std::string tag;
     while (lines >> tag) {
-        if (tag == "B") {
+        if (tag == "O") {
+            out.opened = true;
+        } else if (tag == "B") {
             uint64_t first = 0, last = 0;
             lines >> first >> last;
             out.intended.insert({first, last});
@@ -56,9 +61,16 @@ ChildOutput parse(const std::string& text) {
     return out;
 }
 
-/// Runs the writer for `run_ms`, kills it with SIGKILL, returns its stdout.
+enum class KillClock { from_start, from_open };
+
+/// How long the writer may take to open its journal (a sanitized build on a
+/// loaded machine can take seconds); past it the round fails.
+constexpr auto open_wait_max = std::chrono::seconds(120);
+
+/// Runs the writer for `run_ms` (counted from its start or from its "O"
+/// line), kills it with SIGKILL, returns its stdout.
 std::string run_and_kill(const std::string& writer, const std::string& journal, uint64_t seed,
-                         int run_ms) {
+                         int run_ms, KillClock clock) {
     int pipe_fds[2];
     EXPECT_EQ(pipe(pipe_fds), 0);
     posix_spawn_file_actions_t actions;
@@ -77,13 +89,23 @@ std::string run_and_kill(const std::string& writer, const std::string& journal, 
     // Drain the pipe while the child runs so it never blocks on a full pipe.
     std::string output;
     fcntl(pipe_fds[0], F_SETFL, O_NONBLOCK);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(run_ms);
+    const auto started = std::chrono::steady_clock::now();
+    auto deadline = started + std::chrono::milliseconds(run_ms);
+    if (clock == KillClock::from_open) deadline = started + open_wait_max;
     char buffer[4096];
+    bool opened = false;
     while (std::chrono::steady_clock::now() < deadline) {
         const ssize_t n = read(pipe_fds[0], buffer, sizeof buffer);
         if (n > 0) output.append(buffer, static_cast<size_t>(n));
         else std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        // "O\n" is the writer's first line.
+        if (clock == KillClock::from_open && !opened && output.rfind("O\n", 0) == 0) {
+            opened = true;
+            deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(run_ms);
+        }
     }
+    EXPECT_TRUE(clock == KillClock::from_start || opened)
+        << "the writer did not open its journal within " << open_wait_max.count() << " s";
     kill(pid, SIGKILL);
     int status = 0;
     waitpid(pid, &status, 0);
@@ -104,17 +126,20 @@ TEST(JournalCrash, SurvivesFiftySigkills) {
     SCOPED_TRACE("reproduce with BALLAST_CRASH_SEED=" + std::to_string(seed));
     std::mt19937_64 random(seed);
     // Kill moments from "before the journal is even open" to well into
-    // appending; short runs hit open and recovery, long ones hit appends.
+    // appending.
     std::uniform_int_distribution<int> run_ms(0, 250);
 
     testing::TempDir dir;
     const std::string path = dir / "journal";
     uint64_t acked_before = 0;
     uint64_t total_acks = 0;
+    int rounds_killed_appending = 0;
     for (int round = 1; round <= 50; round++) {
         SCOPED_TRACE("round " + std::to_string(round));
-        const ChildOutput child = parse(run_and_kill(writer, path, seed + round, run_ms(random)));
+        const KillClock clock = round % 2 == 1 ? KillClock::from_start : KillClock::from_open;
+        const ChildOutput child = parse(run_and_kill(writer, path, seed + round, run_ms(random), clock));
         total_acks += child.acks;
+        if (clock == KillClock::from_open) rounds_killed_appending += child.opened;
 
         Result<std::unique_ptr<Journal>> journal = Journal::open(path, {});
         ASSERT_TRUE(journal.ok()) << journal.error().to_string();
@@ -140,6 +165,7 @@ TEST(JournalCrash, SurvivesFiftySigkills) {
         acked_before = last;
     }
     // The test means something only if the writer got to write.
+    EXPECT_EQ(rounds_killed_appending, 25);
     EXPECT_GT(total_acks, 50u);
     std::printf("50 kills: %" PRIu64 " acknowledged appends, journal ends at seq %" PRIu64 "\n",
                 total_acks, acked_before);

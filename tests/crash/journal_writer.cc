@@ -1,5 +1,6 @@
 /// The child of the crash test: appends to a journal with sync on, forever,
-/// until it is killed. Before each append it prints "B first last" (the
+/// until it is killed. Once the journal is open (recovered) it prints "O";
+/// before each append it prints "B first last" (the
 /// batch it is about to write); after the append returns it prints "A last"
 /// (acknowledged). The parent kills it with SIGKILL at random moments and
 /// checks what survived.
@@ -26,6 +27,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "journal_writer: %s\n", journal.error().to_string().c_str());
         return 1;
     }
+    std::printf("O\n");
+    std::fflush(stdout);
     std::mt19937_64 random(std::strtoull(argv[2], nullptr, 10));
     std::uniform_int_distribution<uint64_t> batch_size(1, 64);
     while (true) {
