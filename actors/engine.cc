@@ -134,7 +134,7 @@ events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
         raw->_failure = error.to_string();
     };
     e._journal_actor = std::make_unique<caf::actor>(
-        sys.spawn(journal_actor, e._journal.get(), caf::actor(), on_fatal));
+        sys.spawn(journal_actor, e._journal.get(), caf::actor(), on_fatal, o.background_nice));
     const uint64_t quiet_until = e._recovered_seq;
     e._executor = std::make_unique<caf::actor>(
         sys.spawn(executor_actor, o.port, *e._journal_actor,
@@ -146,7 +146,7 @@ events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
     e._scheduler = std::make_unique<caf::actor>(
         sys.spawn<caf::detached>(scheduler_actor, e._table.get(), *e._journal_actor, config, o.overrides,
                   snapshot ? snapshot->scheduler : SchedulerMemory{}, recovered.journaled_barriers,
-                  on_decision));
+                  on_decision, o.background_nice));
     RouterSetup setup;
     setup.table = e._table.get();
     setup.scheduler = *e._scheduler;

@@ -65,6 +65,10 @@ struct EngineOptions {
     /// backlog is ~16 MB, and feed() feels the pause (its backlog counts
     /// routed events), so the flow backs up to the producer.
     uint64_t partition_backlog_max = 1u << 16;
+    /// Niceness of the scheduler's and the snapshot writer's threads (see
+    /// thread_priority.h): 0 keeps them at the stream's priority; a storm
+    /// runs them at 10 so that the stream's latency comes first.
+    int background_nice = 0;
 };
 
 class Engine {

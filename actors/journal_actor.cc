@@ -38,10 +38,11 @@ void flush(caf::stateful_actor<JournalActorState>* self) {
 
 /// Encodes and writes one snapshot at a time, beside the appends (see the
 /// header). Store::Journal allows one snapshot write beside its appender.
-caf::behavior snapshot_writer(caf::event_based_actor*, store::Journal* journal) {
+caf::behavior snapshot_writer(caf::event_based_actor*, store::Journal* journal, int background_nice) {
     // Detached (its own thread): encoding and writing 160 MB at 1M
-    // partitions takes a core for most of a second; the stream goes first.
-    lower_this_thread_priority("snapshot writer");
+    // partitions takes a core for most of a second; in a storm the stream
+    // goes first.
+    lower_this_thread_priority("snapshot writer", background_nice);
     return {
         [=](snapshot_atom, const SnapshotPtr& snapshot) -> caf::result<bool> {
             const std::string bytes = encode_snapshot(*snapshot);
@@ -61,8 +62,10 @@ void fail(caf::stateful_actor<JournalActorState>* self, const events::Error& err
 }  // namespace
 
 caf::behavior journal_actor(caf::stateful_actor<JournalActorState>* self, store::Journal* journal,
-                            caf::actor router, std::function<void(const events::Error&)> on_fatal) {
+                            caf::actor router, std::function<void(const events::Error&)> on_fatal,
+                            int background_nice) {
     self->state.journal = journal;
+    self->state.background_nice = background_nice;
     self->state.router = std::move(router);
     self->state.on_fatal = std::move(on_fatal);
     return {
@@ -97,7 +100,7 @@ caf::behavior journal_actor(caf::stateful_actor<JournalActorState>* self, store:
             auto& st = self->state;
             if (!st.journal) return true;
             if (!st.snapshot_writer) {
-                st.snapshot_writer = self->spawn<caf::detached + caf::linked>(snapshot_writer, st.journal);
+                st.snapshot_writer = self->spawn<caf::detached + caf::linked>(snapshot_writer, st.journal, st.background_nice);
             }
             caf::response_promise done = self->make_response_promise();
             self->request(st.snapshot_writer, caf::infinite, snapshot_atom::value, snapshot)

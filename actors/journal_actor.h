@@ -37,9 +37,11 @@ struct JournalActorState {
     /// stops, since nothing may act on an event that is not durable.
     std::function<void(const events::Error&)> on_fatal;
     caf::actor snapshot_writer;  // spawned at first use
+    int background_nice = 0;     // the snapshot writer's (thread_priority.h)
 };
 
 caf::behavior journal_actor(caf::stateful_actor<JournalActorState>* self, store::Journal* journal,
-                            caf::actor router, std::function<void(const events::Error&)> on_fatal);
+                            caf::actor router, std::function<void(const events::Error&)> on_fatal,
+                            int background_nice);
 
 }  // namespace ballast::actors

@@ -60,7 +60,7 @@ caf::behavior scheduler_actor(caf::stateful_actor<SchedulerState>* self, const P
                               caf::actor journal, events::Config config,
                               std::vector<std::string> overrides, SchedulerMemory memory,
                               std::set<uint64_t> journaled_barriers,
-                              std::function<void(const events::Event&)> on_decision);
+                              std::function<void(const events::Event&)> on_decision, int background_nice);
 
 /// Converts a planner action to the event form (names instead of indexes).
 events::Action to_event_action(const goals::ClusterModel& model, const goals::Action& action,

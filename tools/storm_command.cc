@@ -31,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/engine.h"
+#include "actors/thread_priority.h"
 #include "adapters/sim/storm_generator.h"
 #include "tools/cli_common.h"
 #include "tools/commands.h"
@@ -50,6 +51,7 @@ struct StormOptions {
     std::string journal;
     uint64_t seed = 1;
     int64_t move_ms = 1'500;
+    int background_nice = actors::storm_background_nice;
     bool json = false;
 };
 
@@ -213,6 +215,7 @@ int run_storm(const Context& ctx, const StormOptions& options) {
     engine_options.config = *config;
     engine_options.journal_path = journal;
     engine_options.port = &port;
+    engine_options.background_nice = options.background_nice;
     engine_options.on_decision = [&](const events::Event& e) {
         const auto* plan = std::get_if<events::ActionsPlanned>(&e.body);
         if (!plan) return;
@@ -403,6 +406,9 @@ void register_storm_command(CLI::App& app, Context& ctx) {
     storm->add_option("--journal", options->journal, "Journal directory (default: a temporary one, removed)");
     storm->add_option("--seed", options->seed, "Seed of the generator (default 1)");
     storm->add_option("--move-ms", options->move_ms, "Simulated executor: ms until an action completes (default 1500)");
+    storm->add_option("--background-nice", options->background_nice,
+                      "Niceness of the planner's and snapshot writer's threads, 0-19 (default 10: the stream first)")
+        ->check(CLI::Range(0, 19));
     storm->add_flag("--json", options->json, "One JSON object instead of the report");
     storm->callback([&ctx, options] { ctx.exit_code = run_storm(ctx, *options); });
 }
