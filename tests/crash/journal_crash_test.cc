@@ -2,9 +2,9 @@
 /// every acknowledged sequence number; we kill it with SIGKILL at random
 /// moments, 50 times (odd rounds timed from the start, so that kills land in
 /// opening and recovery; even rounds timed from the journal being open, so
-/// that they land in appends however slow the machine is to open it), and after each kill reopen the journal and check that
-/// every acknowledged event is intact, numbering is dense, and no batch was
-/// half written. The child binary comes from $BALLAST_JOURNAL_WRITER (meson
+/// that they land in appends however slow the machine is to open it), and
+/// after each kill reopen the journal and check that every acknowledged
+/// event is intact, numbering is dense, and no batch was half written. The child binary comes from $BALLAST_JOURNAL_WRITER (meson
 /// sets it); the seed from $BALLAST_CRASH_SEED (default 1).
 
 #include <gtest/gtest.h>
