@@ -400,22 +400,22 @@ TEST_F(RunOnKafka, ACrashMidBatchReconcilesAndSubmitsNothingTwice) {
             const size_t m = line.find(move);
             return m == std::string::npos ? -1 : std::stoi(line.substr(m + move.size()));
         };
-        auto lines_with = [&](const std::string& mark, size_t from) {
+        auto lines_with = [](const std::string& text, const std::string& mark, size_t from) {
             std::vector<std::string> lines;
-            for (size_t at = log.find(mark, from); at != std::string::npos; at = log.find(mark, at + 1)) {
-                const size_t start = log.rfind('\n', at) + 1;
-                lines.push_back(log.substr(start, log.find('\n', at) - start));
+            for (size_t at = text.find(mark, from); at != std::string::npos; at = text.find(mark, at + 1)) {
+                const size_t start = text.rfind('\n', at) + 1;
+                lines.push_back(text.substr(start, text.find('\n', at) - start));
             }
             return lines;
         };
         std::set<int32_t> expected = running_at_kill;
-        for (const std::string& line : lines_with("submitted action ", recovered_at)) {
+        for (const std::string& line : lines_with(log, "submitted action ", recovered_at)) {
             if (partition_in(line) >= 0) expected.insert(partition_in(line));
         }
-        for (const std::string& line : lines_with(": running since before the restart", 0)) {
+        for (const std::string& line : lines_with(log, ": running since before the restart", 0)) {
             const std::string id = line.substr(line.find("action ") + 7, line.find(':', line.find("action ")) -
                                                                          line.find("action ") - 7);
-            for (const std::string& planned : lines_with("planned action " + id + ": ", 0)) {
+            for (const std::string& planned : lines_with(log, "planned action " + id + ": ", 0)) {
                 if (partition_in(planned) >= 0) expected.insert(partition_in(planned));
             }
         }
@@ -426,10 +426,8 @@ TEST_F(RunOnKafka, ACrashMidBatchReconcilesAndSubmitsNothingTwice) {
             EXPECT_TRUE(expected.count(p)) << "partition " << p << " runs, not followed or resubmitted";
         }
         auto completed_in_log = [&](int32_t p) {
-            const std::string now = second.log();
-            for (size_t at = now.find("completed action "); at != std::string::npos;
-                 at = now.find("completed action ", at + 1)) {
-                if (partition_in(now.substr(at, now.find('\n', at) - at)) == p) return true;
+            for (const std::string& line : lines_with(second.log(), "completed action ", 0)) {
+                if (partition_in(line) == p) return true;
             }
             return false;
         };
