@@ -1,9 +1,11 @@
 #include "actors/engine.h"
 
+#include <cassert>
 #include <chrono>
 #include <thread>
 
 #include <caf/all.hpp>
+#include <caf/scheduler/test_coordinator.hpp>
 #include <spdlog/spdlog.h>
 
 #include "actors/executor_actor.h"
@@ -119,12 +121,23 @@ events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
     // the others, which need the journal actor: the router is introduced to
     // the journal actor by message, before any input can arrive.
     e._caf_config = std::make_unique<caf::actor_system_config>();
-    e._caf_config->set("scheduler.max-threads", o.threads);
-    // Sharing: one queue for all workers. Work stealing measured 20x slower
-    // here on 2 cores when other processes compete for them.
-    e._caf_config->set("scheduler.policy", caf::atom("sharing"));
+    const bool on_caller_thread = o.threads == 0;
+    if (on_caller_thread) {
+        // CAF's stepping scheduler: jobs wait in a queue until run_actors()
+        // runs them, one message at a time, in the order they were sent.
+        e._caf_config->set("scheduler.policy", caf::atom("testing"));
+    } else {
+        e._caf_config->set("scheduler.max-threads", o.threads);
+        // Sharing: one queue for all workers. Work stealing measured 20x
+        // slower here on 2 cores when other processes compete for them.
+        e._caf_config->set("scheduler.policy", caf::atom("sharing"));
+    }
     e._system = std::make_unique<caf::actor_system>(*e._caf_config);
     caf::actor_system& sys = *e._system;
+    if (on_caller_thread) {
+        e._caller_thread = dynamic_cast<caf::scheduler::test_coordinator*>(&sys.scheduler());
+        assert(e._caller_thread != nullptr);
+    }
 
     auto on_decision = o.on_decision ? o.on_decision : [](const events::Event&) {};
     Engine* raw = &e;
@@ -133,8 +146,11 @@ events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
         std::lock_guard<std::mutex> lock(raw->_failure_mutex);
         raw->_failure = error.to_string();
     };
+    // On the caller's thread nothing may run on a thread of its own: the
+    // stepping scheduler's queue is the caller's alone.
+    const HelperThreads helpers{!on_caller_thread, o.background_nice};
     e._journal_actor = std::make_unique<caf::actor>(
-        sys.spawn(journal_actor, e._journal.get(), caf::actor(), on_fatal, o.background_nice));
+        sys.spawn(journal_actor, e._journal.get(), caf::actor(), on_fatal, helpers));
     const uint64_t quiet_until = e._recovered_seq;
     e._executor = std::make_unique<caf::actor>(
         sys.spawn(executor_actor, o.port, *e._journal_actor,
@@ -143,10 +159,16 @@ events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
     // Its own thread (see scheduler_actor.h): a round's planning at 1M
     // partitions would otherwise hold one of the two CAF workers the stream
     // needs for ~100 ms.
+    auto spawn_scheduler = [&](auto options) {
+        return sys.spawn<decltype(options)::value>(
+            scheduler_actor, e._table.get(), *e._journal_actor, config, o.overrides,
+            snapshot ? snapshot->scheduler : SchedulerMemory{}, recovered.journaled_barriers, on_decision,
+            o.background_nice);
+    };
     e._scheduler = std::make_unique<caf::actor>(
-        sys.spawn<caf::detached>(scheduler_actor, e._table.get(), *e._journal_actor, config, o.overrides,
-                  snapshot ? snapshot->scheduler : SchedulerMemory{}, recovered.journaled_barriers,
-                  on_decision, o.background_nice));
+        helpers.own_threads
+            ? spawn_scheduler(std::integral_constant<caf::spawn_options, caf::detached>{})
+            : spawn_scheduler(std::integral_constant<caf::spawn_options, caf::no_spawn_options>{}));
     RouterSetup setup;
     setup.table = e._table.get();
     setup.scheduler = *e._scheduler;
@@ -213,8 +235,14 @@ void Engine::stop() {
     _router.reset();
     _scheduler.reset();
     _executor.reset();
+    run_actors();     // on the caller's thread: the exits are messages too
     _system.reset();  // waits for every actor to finish
+    _caller_thread = nullptr;
     _caf_config.reset();
+}
+
+void Engine::run_actors() {
+    if (_caller_thread) _caller_thread->run();
 }
 
 events::Status Engine::check_failed() const {
@@ -235,39 +263,42 @@ events::Status Engine::feed(std::vector<events::Event> batch) {
                                   " is a decision the engine makes itself");
         }
     }
-    // Backpressure: wait while the router is far behind.
-    while (_events_fed.load() - _progress.events_routed.load() > _options.backlog_events_max) {
+    // Backpressure: wait while the router is far behind (on the caller's
+    // thread it never is: each call runs the actors until they are done).
+    while (!_caller_thread && _events_fed.load() - _progress.events_routed.load() > _options.backlog_events_max) {
         if (events::Status failed = check_failed(); !failed) return failed;
         std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
     _events_fed.fetch_add(batch.size());
     caf::anon_send(*_journal_actor, feed_atom::value,
                    std::make_shared<EventBatch>(std::move(batch)));
-    return {};
+    run_actors();
+    return check_failed();
 }
 
 events::Status Engine::replay(std::vector<events::Event> batch) {
     if (events::Status failed = check_failed(); !failed) return failed;
     if (batch.empty()) return {};
-    while (_events_fed.load() - _progress.events_routed.load() > _options.backlog_events_max) {
+    while (!_caller_thread && _events_fed.load() - _progress.events_routed.load() > _options.backlog_events_max) {
         std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
     _events_fed.fetch_add(batch.size());
     caf::anon_send(*_journal_actor, route_atom::value,
                    BatchPtr(std::make_shared<const EventBatch>(std::move(batch))));
-    return {};
+    run_actors();
+    return check_failed();
 }
 
 events::Status Engine::wait_idle() {
     if (!_system) return make_error(ErrorCode::conflict, "engine is stopped");
     caf::scoped_actor self{*_system};
     events::Status result;
-    self->request(*_journal_actor, caf::infinite, idle_atom::value)
-        .receive([](bool) {},
-                 [&](caf::error& error) {
-                     result = make_error(ErrorCode::io_error,
-                                         "engine: " + _system->render(error));
-                 });
+    auto answer = self->request(*_journal_actor, caf::infinite, idle_atom::value);
+    run_actors();  // on the caller's thread, the answer is waiting once this returns
+    answer.receive([](bool) {},
+                   [&](caf::error& error) {
+                       result = make_error(ErrorCode::io_error, "engine: " + _system->render(error));
+                   });
     if (events::Status failed = check_failed(); !failed) return failed;
     return result;
 }
@@ -280,11 +311,12 @@ events::Result<DecisionPtr> Engine::plan_now() {
     if (events::Status idle = wait_idle(); !idle) return idle.error();
     caf::scoped_actor self{*_system};
     events::Result<DecisionPtr> result = make_error(ErrorCode::io_error, "no answer");
-    self->request(*_router, caf::infinite, plan_atom::value)
-        .receive([&](const DecisionPtr& decision) { result = decision; },
-                 [&](caf::error& error) {
-                     result = make_error(ErrorCode::conflict, "plan: " + _system->render(error));
-                 });
+    auto answer = self->request(*_router, caf::infinite, plan_atom::value);
+    run_actors();
+    answer.receive([&](const DecisionPtr& decision) { result = decision; },
+                   [&](caf::error& error) {
+                       result = make_error(ErrorCode::conflict, "plan: " + _system->render(error));
+                   });
     return result;
 }
 

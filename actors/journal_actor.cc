@@ -38,11 +38,13 @@ void flush(caf::stateful_actor<JournalActorState>* self) {
 
 /// Encodes and writes one snapshot at a time, beside the appends (see the
 /// header). Store::Journal allows one snapshot write beside its appender.
-caf::behavior snapshot_writer(caf::event_based_actor*, store::Journal* journal, int background_nice) {
+caf::behavior snapshot_writer(caf::event_based_actor* self, store::Journal* journal, int background_nice) {
     // Detached (its own thread): encoding and writing 160 MB at 1M
     // partitions takes a core for most of a second; in a storm the stream
-    // goes first.
-    lower_this_thread_priority("snapshot writer", background_nice);
+    // goes first. Not detached, the thread is everyone's: left alone.
+    if (self->getf(caf::abstract_actor::is_detached_flag)) {
+        lower_this_thread_priority("snapshot writer", background_nice);
+    }
     return {
         [=](snapshot_atom, const SnapshotPtr& snapshot) -> caf::result<bool> {
             const std::string bytes = encode_snapshot(*snapshot);
@@ -63,9 +65,9 @@ void fail(caf::stateful_actor<JournalActorState>* self, const events::Error& err
 
 caf::behavior journal_actor(caf::stateful_actor<JournalActorState>* self, store::Journal* journal,
                             caf::actor router, std::function<void(const events::Error&)> on_fatal,
-                            int background_nice) {
+                            HelperThreads helpers) {
     self->state.journal = journal;
-    self->state.background_nice = background_nice;
+    self->state.helpers = helpers;
     self->state.router = std::move(router);
     self->state.on_fatal = std::move(on_fatal);
     return {
@@ -100,7 +102,11 @@ caf::behavior journal_actor(caf::stateful_actor<JournalActorState>* self, store:
             auto& st = self->state;
             if (!st.journal) return true;
             if (!st.snapshot_writer) {
-                st.snapshot_writer = self->spawn<caf::detached + caf::linked>(snapshot_writer, st.journal, st.background_nice);
+                const int nice = st.helpers.background_nice;
+                st.snapshot_writer =
+                    st.helpers.own_threads
+                        ? self->spawn<caf::detached + caf::linked>(snapshot_writer, st.journal, nice)
+                        : self->spawn<caf::linked>(snapshot_writer, st.journal, nice);
             }
             caf::response_promise done = self->make_response_promise();
             self->request(st.snapshot_writer, caf::infinite, snapshot_atom::value, snapshot)

@@ -10,7 +10,9 @@
 /// A snapshot is encoded and written by a helper on a thread of its own
 /// (`snapshot_writer`, linked to the journal actor), so appends go on while
 /// it is written: at 1M partitions it is ~160 MB and takes ~1 s, which held
-/// the whole stream when the journal actor wrote it. Retention, which may
+/// the whole stream when the journal actor wrote it. (An engine whose actors
+/// run on the caller's thread has no other thread: the helper is an actor
+/// like the rest, and the step that takes a snapshot waits for it.) Retention, which may
 /// delete old events, runs on the journal actor once the write is done.
 
 #include <functional>
@@ -27,6 +29,13 @@
 
 namespace ballast::actors {
 
+/// Threads of their own for background work (the snapshot writer here, the
+/// scheduler in the engine), and their niceness (thread_priority.h).
+struct HelperThreads {
+    bool own_threads = true;
+    int background_nice = 0;
+};
+
 struct JournalActorState {
     static inline const char* name = "journal";
     store::Journal* journal = nullptr;   // owned by the engine; null in replay (nothing is written)
@@ -37,11 +46,11 @@ struct JournalActorState {
     /// stops, since nothing may act on an event that is not durable.
     std::function<void(const events::Error&)> on_fatal;
     caf::actor snapshot_writer;  // spawned at first use
-    int background_nice = 0;     // the snapshot writer's (thread_priority.h)
+    HelperThreads helpers;       // the snapshot writer's thread
 };
 
 caf::behavior journal_actor(caf::stateful_actor<JournalActorState>* self, store::Journal* journal,
                             caf::actor router, std::function<void(const events::Error&)> on_fatal,
-                            int background_nice);
+                            HelperThreads helpers);
 
 }  // namespace ballast::actors

@@ -99,6 +99,7 @@ events::Result<ReplayComparison> replay_and_compare(const std::string& path) {
     auto replayed = std::make_shared<std::vector<events::Event>>();
     auto mutex = std::make_shared<std::mutex>();
     actors::EngineOptions options;
+    options.threads = 0;  // a replay is fed and waited for batch by batch: no thread wakeups
     options.replay_from = source->start ? &*source->start : nullptr;
     options.on_decision = [replayed, mutex](const events::Event& e) {
         if (!std::holds_alternative<events::ActionsPlanned>(e.body)) return;

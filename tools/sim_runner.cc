@@ -75,6 +75,9 @@ events::Result<std::unique_ptr<actors::Engine>> start_engine(const SimRunOptions
     engine.config = options.config;
     engine.journal_path = options.journal_path;
     engine.port = &cluster.port();
+    // Every tick waits for the engine: on the driver's thread a step costs
+    // no thread wakeups (EngineOptions::threads).
+    engine.threads = 0;
     engine.on_decision = [&decisions](const events::Event& e) { decisions.add(e); };
     return actors::Engine::start(std::move(engine));
 }

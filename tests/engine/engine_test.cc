@@ -31,8 +31,9 @@ events::Config test_config(std::vector<std::string> settings = {}) {
 }
 
 std::unique_ptr<Engine> start(const std::string& journal, AdminPort* port, DecisionLog& log,
-                              events::Config config) {
+                              events::Config config, size_t threads = 2) {
     EngineOptions options;
+    options.threads = threads;
     options.config = std::move(config);
     options.journal_path = journal;
     options.port = port;
@@ -188,13 +189,13 @@ TEST(Engine, RefusesDecisionsAsInput) {
 std::vector<events::ActionsPlanned> run_with_kills(const std::string& journal,
                                                    const std::vector<Event>& events,
                                                    const std::vector<size_t>& cuts,
-                                                   events::Config config) {
+                                                   events::Config config, size_t threads) {
     FakePort port;
     DecisionLog log;
     size_t done = 0;
     for (size_t i = 0; i <= cuts.size(); i++) {
         const size_t end = i < cuts.size() ? cuts[i] : events.size();
-        auto engine = start(journal, &port, log, config);
+        auto engine = start(journal, &port, log, config, threads);
         if (!engine) return {};
         std::vector<Event> part(events.begin() + done, events.begin() + end);
         feed_all(*engine, part);
@@ -226,9 +227,11 @@ TEST(Engine, AKilledAndRecoveredEngineDecidesAsAnUninterruptedOne) {
         // Small snapshot interval: recovery starts from a snapshot and replays a tail.
         const events::Config config = test_config({"ballast.snapshot.interval.events=25"});
         TempDir a, b;
-        const auto uninterrupted = run_with_kills(a / "journal", events, {}, config);
+        // The uninterrupted run's actors on the test's thread, the killed
+        // one's on CAF's workers: the same decisions either way.
+        const auto uninterrupted = run_with_kills(a / "journal", events, {}, config, 0);
         const auto killed = run_with_kills(b / "journal", events,
-                                           {events.size() / 3, 2 * events.size() / 3}, config);
+                                           {events.size() / 3, 2 * events.size() / 3}, config, 2);
         ASSERT_FALSE(uninterrupted.empty());
         EXPECT_EQ(decided(killed), decided(uninterrupted));
     }
@@ -251,8 +254,11 @@ TEST(Engine, ReplayingTheJournalReproducesEveryDecision) {
         auto all = (*journal)->read(1, UINT64_MAX);
         ASSERT_TRUE(all.ok());
 
+        // Replayed with the actors on this thread (as `ballast sim` and the
+        // replay check run them): threads change when, never what.
         DecisionLog replayed;
         EngineOptions options;
+        options.threads = 0;
         options.on_decision = replayed.sink();
         auto engine = Engine::start(std::move(options));
         ASSERT_TRUE(engine.ok()) << engine.error().to_string();
