@@ -156,9 +156,9 @@ events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
         sys.spawn(executor_actor, o.port, *e._journal_actor,
                   snapshot ? snapshot->executor : ExecutorView{}, settings.executor,
                   o.port ? quiet_until : UINT64_MAX, on_decision));
-    // Its own thread (see scheduler_actor.h): a round's planning at 1M
-    // partitions would otherwise hold one of the two CAF workers the stream
-    // needs for ~100 ms.
+    // Its own thread (see scheduler_actor.h), unless everything runs on the
+    // caller's: a round's planning at 1M partitions would otherwise hold one
+    // of the two CAF workers the stream needs for ~100 ms.
     auto spawn_scheduler = [&](auto options) {
         return sys.spawn<decltype(options)::value>(
             scheduler_actor, e._table.get(), *e._journal_actor, config, o.overrides,
