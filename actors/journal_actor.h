@@ -12,8 +12,9 @@
 /// it is written: at 1M partitions it is ~160 MB and takes ~1 s, which held
 /// the whole stream when the journal actor wrote it. (An engine whose actors
 /// run on the caller's thread has no other thread: the helper is an actor
-/// like the rest, and the step that takes a snapshot waits for it.) Retention, which may
-/// delete old events, runs on the journal actor once the write is done.
+/// like the rest, and the step that takes a snapshot waits for it.)
+/// Retention, which may delete old events, runs on the journal actor once
+/// the write is done.
 
 #include <functional>
 #include <memory>

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <memory>
-#include <mutex>
 
 namespace ballast::tools {
 
@@ -97,13 +96,11 @@ events::Result<ReplayComparison> replay_and_compare(const std::string& path) {
     events::Result<ReplaySource> source = open_replay_source(path, ReplayStart::oldest, UINT64_MAX);
     if (!source) return source.error();
     auto replayed = std::make_shared<std::vector<events::Event>>();
-    auto mutex = std::make_shared<std::mutex>();
     actors::EngineOptions options;
-    options.threads = 0;  // a replay is fed and waited for batch by batch: no thread wakeups
+    options.threads = 0;  // fed and waited for batch by batch; decisions arrive on this thread
     options.replay_from = source->start ? &*source->start : nullptr;
-    options.on_decision = [replayed, mutex](const events::Event& e) {
+    options.on_decision = [replayed](const events::Event& e) {
         if (!std::holds_alternative<events::ActionsPlanned>(e.body)) return;
-        std::lock_guard<std::mutex> lock(*mutex);
         replayed->push_back(e);
     };
     events::Result<std::unique_ptr<actors::Engine>> engine = actors::Engine::start(std::move(options));
