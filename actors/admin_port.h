@@ -9,6 +9,7 @@
 /// attached to, so that they are journaled like any other input and a replay
 /// sees them at the same place in the stream.
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -20,6 +21,15 @@ namespace ballast::actors {
 
 /// Feeds events into the engine (thread-safe; see Engine::feed).
 using EventSink = std::function<void(std::vector<events::Event>)>;
+
+/// Whether two replica lists hold the same brokers, in any order: a
+/// reassignment whose target is {1, 2, 3} is done when the cluster reports
+/// [3, 1, 2].
+inline bool same_replica_set(std::vector<int32_t> a, std::vector<int32_t> b) {
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    return a == b;
+}
 
 /// A reassignment the cluster is running now.
 struct RunningReassignment {

@@ -6,11 +6,11 @@ namespace ballast::actors {
 
 namespace {
 
-using Self = caf::stateful_actor<ExecutorState>;
+using ExecutorSelf = caf::stateful_actor<ExecutorState>;
 
 /// Journals the events the executor made and reports them; in quiet mode
 /// (recovery) they are already in the journal, so only reported.
-void record(Self* self, EventBatch made, bool quiet) {
+void record(ExecutorSelf* self, EventBatch made, bool quiet) {
     if (made.empty()) return;
     for (const events::Event& e : made) self->state.on_decision(e);
     if (quiet) return;
@@ -33,7 +33,7 @@ void ended_unfinished(ExecutorState& st, const TrackedAction& tracked) {
 }
 
 /// Hands the action to the port (unless replaying or quiet) and records it.
-void submit(Self* self, TrackedAction& tracked, EventBatch& made, bool quiet) {
+void submit(ExecutorSelf* self, TrackedAction& tracked, EventBatch& made, bool quiet) {
     auto& st = self->state;
     tracked.attempt++;
     tracked.next_retry_ms = -1;
@@ -41,7 +41,7 @@ void submit(Self* self, TrackedAction& tracked, EventBatch& made, bool quiet) {
     made.push_back(made_event(st, events::ActionSubmitted{tracked.action.action_id, tracked.attempt}));
 }
 
-void execute(Self* self, const Decision& decision) {
+void execute(ExecutorSelf* self, const Decision& decision) {
     auto& st = self->state;
     EventBatch made;
     if (!decision.accepted.empty()) st.last_batch_ms = st.now_ms;
@@ -62,7 +62,7 @@ void execute(Self* self, const Decision& decision) {
 }
 
 /// On each tick: time out what ran too long, retry what waited long enough.
-void on_tick(Self* self, bool quiet) {
+void on_tick(ExecutorSelf* self, bool quiet) {
     auto& st = self->state;
     EventBatch made;
     for (auto it = st.inflight.begin(); it != st.inflight.end();) {
@@ -83,7 +83,7 @@ void on_tick(Self* self, bool quiet) {
     record(self, std::move(made), quiet);
 }
 
-void on_failed(Self* self, const events::ActionFailed& failed) {
+void on_failed(ExecutorSelf* self, const events::ActionFailed& failed) {
     auto& st = self->state;
     auto it = st.inflight.find(failed.action_id);
     if (it == st.inflight.end()) return;  // already timed out or cancelled
@@ -98,7 +98,7 @@ void on_failed(Self* self, const events::ActionFailed& failed) {
     st.inflight.erase(it);  // for good: the failure event is the record
 }
 
-void on_cancel(Self* self, const events::OperatorCommand& command, bool quiet) {
+void on_cancel(ExecutorSelf* self, const events::OperatorCommand& command, bool quiet) {
     auto& st = self->state;
     EventBatch made;
     for (const uint64_t id : command.action_ids) {

@@ -14,7 +14,7 @@ namespace ballast::actors {
 
 namespace {
 
-using Self = caf::stateful_actor<RouterState>;
+using RouterSelf = caf::stateful_actor<RouterState>;
 
 constexpr uint64_t throttle_check_every = 256;
 
@@ -31,7 +31,7 @@ uint32_t ensure_topic(RouterState& st, const std::string& name) {
     return it->second;
 }
 
-caf::actor& broker(Self* self, int32_t id) {
+caf::actor& broker(RouterSelf* self, int32_t id) {
     auto it = self->state.brokers.find(id);
     if (it == self->state.brokers.end()) {
         // First heard of through something other than a registration (a
@@ -44,7 +44,7 @@ caf::actor& broker(Self* self, int32_t id) {
     return it->second;
 }
 
-void send_to_partition(Self* self, uint32_t slot, PartitionUpdate update) {
+void send_to_partition(RouterSelf* self, uint32_t slot, PartitionUpdate update) {
     RouterState& st = self->state;
     update.epoch = st.table->epoch();
     self->send(st.partitions[slot], apply_atom::value, std::move(update));
@@ -57,7 +57,7 @@ void send_to_partition(Self* self, uint32_t slot, PartitionUpdate update) {
 }
 
 /// The slot of (topic, partition), creating slot and actor on first sight.
-uint32_t ensure_partition(Self* self, uint32_t topic, int32_t partition) {
+uint32_t ensure_partition(RouterSelf* self, uint32_t topic, int32_t partition) {
     RouterState& st = self->state;
     const uint64_t key = partition_key(topic, partition);
     auto it = st.slot_of.find(key);
@@ -74,19 +74,19 @@ uint32_t ensure_partition(Self* self, uint32_t topic, int32_t partition) {
 }
 
 /// Sends a broker its report time held back, if any.
-void flush_report(Self* self, int32_t id) {
+void flush_report(RouterSelf* self, int32_t id) {
     auto it = self->state.pending_reports.find(id);
     if (it == self->state.pending_reports.end()) return;
     self->send(broker(self, id), apply_atom::value, std::move(it->second));
     self->state.pending_reports.erase(it);
 }
 
-void broker_update(Self* self, int32_t id, BrokerUpdate update) {
+void broker_update(RouterSelf* self, int32_t id, BrokerUpdate update) {
     flush_report(self, id);
     self->send(broker(self, id), apply_atom::value, std::move(update));
 }
 
-void broker_liveness(Self* self, const events::Event& e, int32_t id, BrokerUpdate::Kind kind) {
+void broker_liveness(RouterSelf* self, const events::Event& e, int32_t id, BrokerUpdate::Kind kind) {
     BrokerUpdate update;
     update.kind = kind;
     update.seq = e.seq;
@@ -104,7 +104,7 @@ void broker_liveness(Self* self, const events::Event& e, int32_t id, BrokerUpdat
     }
 }
 
-void route_partition_changed(Self* self, const events::Event& e, const events::PartitionChanged& c) {
+void route_partition_changed(RouterSelf* self, const events::Event& e, const events::PartitionChanged& c) {
     if (c.replicas.size() > replicas_max || c.isr.size() > replicas_max) {
         spdlog::error("seq {}: partition {}-{} lists {} replicas, more than the {} Ballast tracks; "
                       "ignored",
@@ -137,7 +137,7 @@ void route_partition_changed(Self* self, const events::Event& e, const events::P
     send_to_partition(self, slot, std::move(update));
 }
 
-void route_partition_metrics(Self* self, const events::Event& e, const events::PartitionMetrics& m) {
+void route_partition_metrics(RouterSelf* self, const events::Event& e, const events::PartitionMetrics& m) {
     RouterState& st = self->state;
     // A broker's freshness moves only forward: a report no newer than the
     // last one passed on changes nothing, and is not sent (a reporter that
@@ -192,16 +192,16 @@ void route_partition_metrics(Self* self, const events::Event& e, const events::P
     }
 }
 
-void to_scheduler(Self* self, const events::Event& e) {
+void to_scheduler(RouterSelf* self, const events::Event& e) {
     self->send(self->state.scheduler, control_atom::value, std::make_shared<const events::Event>(e));
 }
 
-void to_executor(Self* self, const events::Event& e) {
+void to_executor(RouterSelf* self, const events::Event& e) {
     self->send(self->state.executor, control_atom::value, std::make_shared<const events::Event>(e));
 }
 
 /// Routes one event. Returns true when a barrier must happen right after it.
-bool route(Self* self, const events::Event& e) {
+bool route(RouterSelf* self, const events::Event& e) {
     RouterState& st = self->state;
     RouterMemory& m = st.memory;
     // Decisions are applied where they were made (at their barrier); a
@@ -295,14 +295,14 @@ bool route(Self* self, const events::Event& e) {
 }
 
 enum class BarrierKind { round, dry_run, snapshot };
-void start_barrier(Self* self, BarrierKind kind);
-void process(Self* self);
-void deliver_idle(Self* self);
+void start_barrier(RouterSelf* self, BarrierKind kind);
+void process(RouterSelf* self);
+void deliver_idle(RouterSelf* self);
 
 /// Every answer is in and every partition message of the barrier's epoch
 /// is applied: plan (or snapshot), and let everything through again once
 /// the decision (or the capture) is back.
-void finish_barrier(Self* self) {
+void finish_barrier(RouterSelf* self) {
     RouterState& st = self->state;
     RouterState::Barrier& b = st.barrier;
     std::sort(b.brokers.begin(), b.brokers.end(),
@@ -380,7 +380,7 @@ void finish_barrier(Self* self) {
         });
 }
 
-void answered(Self* self) {
+void answered(RouterSelf* self) {
     RouterState::Barrier& b = self->state.barrier;
     assert(b.waiting > 0);
     if (--b.waiting == 0) finish_barrier(self);
@@ -390,7 +390,7 @@ void answered(Self* self) {
 /// (later partition messages belong to the next one) and takes the router's
 /// own part now, so that routing may go on at once with the events
 /// `routable_during_barrier` lets through.
-void start_barrier(Self* self, BarrierKind kind) {
+void start_barrier(RouterSelf* self, BarrierKind kind) {
     RouterState& st = self->state;
     RouterState::Barrier& b = st.barrier;
     assert(!b.active);
@@ -448,7 +448,7 @@ void start_barrier(Self* self, BarrierKind kind) {
 }
 
 /// Answers every idle request once nothing is left to do.
-void deliver_idle(Self* self) {
+void deliver_idle(RouterSelf* self) {
     RouterState& st = self->state;
     if (st.idle_waiters.empty() || st.barrier.active || st.snapshot_writing || !st.queue.empty()) return;
     if (st.table->applied() < st.partition_messages_sent) {
@@ -467,7 +467,7 @@ void deliver_idle(Self* self) {
 /// but half of it (the total counter's target, which idle uses too: idle
 /// waits only when nothing is queued, so never while throttled). Returns
 /// whether routing must pause.
-bool throttle(Self* self) {
+bool throttle(RouterSelf* self) {
     RouterState& st = self->state;
     // Looked at every `throttle_check_every` messages (a quarter of a small
     // cap), not every event: the applied counter's cache line is the one
@@ -532,7 +532,7 @@ void publish_progress(RouterState& st) {
 
 /// Routes queued events until the queue is empty, an event must wait for
 /// the active barrier's decision, or the partition backlog is full.
-void process(Self* self) {
+void process(RouterSelf* self) {
     RouterState& st = self->state;
     while (!st.throttled && !st.queue.empty()) {
         const EventBatch& batch = *st.queue.front();

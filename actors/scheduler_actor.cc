@@ -13,7 +13,7 @@ namespace ballast::actors {
 
 namespace {
 
-using Self = caf::stateful_actor<SchedulerState>;
+using SchedulerSelf = caf::stateful_actor<SchedulerState>;
 
 /// How many held-back actions an ActionsPlanned lists one by one; the counts
 /// per reason always cover all of them.
@@ -176,7 +176,7 @@ void summarize(const SchedulerState& st, const goals::Plan& plan, const goals::G
 }
 
 /// One planning round: model, plan, gate, journal, answer.
-caf::result<DecisionPtr> plan_round(Self* self, const PlanInput& input) {
+caf::result<DecisionPtr> plan_round(SchedulerSelf* self, const PlanInput& input) {
     SchedulerState& st = self->state;
     st.model.as_of_seq = input.seq;
     st.model.now_ms = input.now_ms;
@@ -268,7 +268,7 @@ caf::result<DecisionPtr> plan_round(Self* self, const PlanInput& input) {
 /// On its own thread (the engine spawns it detached), gives the stream the
 /// cores first when asked to. On a shared CAF worker it leaves the priority
 /// alone: that thread runs every other actor too.
-void lower_thread_priority(Self* self, int background_nice) {
+void lower_thread_priority(SchedulerSelf* self, int background_nice) {
     if (self->getf(caf::abstract_actor::is_detached_flag)) lower_this_thread_priority("scheduler", background_nice);
 }
 

@@ -16,7 +16,7 @@ namespace ballast::events {
 
 namespace {
 
-constexpr int64_t int32_max = std::numeric_limits<int32_t>::max();
+constexpr int64_t max_int32 = std::numeric_limits<int32_t>::max();
 
 // ------------------------------------------------------------ value parsing
 
@@ -607,7 +607,7 @@ Result<CapacityOverride> parse_capacity_override(std::string_view element) {
             int64_t id = 0;
             const auto r = std::from_chars(field.data(), field.data() + field.size(), id);
             if (r.ec != std::errc() || r.ptr != field.data() + field.size() || id < 0 ||
-                id > int32_max) {
+                id > max_int32) {
                 return expected("'" + std::string(field) + "' is not a broker id");
             }
             out.broker_id = static_cast<int32_t>(id);
@@ -628,7 +628,7 @@ Result<CapacityOverride> parse_capacity_override(std::string_view element) {
             out.network_out_bytes_per_s = number;
         } else if (name == "disk") {
             out.disk_bytes = number;
-        } else if (name == "replicas" && number <= int32_max &&
+        } else if (name == "replicas" && number <= max_int32 &&
                    number == static_cast<double>(static_cast<int32_t>(number))) {
             out.replicas_max = static_cast<int32_t>(number);
         } else {

@@ -2,15 +2,11 @@
 
 #include <algorithm>
 
+#include "actors/admin_port.h"
+
 namespace ballast::kafka {
 
 namespace {
-
-bool same_set(std::vector<int32_t> a, std::vector<int32_t> b) {
-    std::sort(a.begin(), a.end());
-    std::sort(b.begin(), b.end());
-    return a == b;
-}
 
 bool all_in(const std::vector<int32_t>& wanted, const std::vector<int32_t>& have) {
     return std::all_of(wanted.begin(), wanted.end(), [&](int32_t id) {
@@ -64,7 +60,8 @@ TrackStep next_step(TrackedAction& tracked, const ListPartitionReassignmentsResp
             continue;
         }
         const PartitionState* p = reported.partition(part.topic, part.partition);
-        const bool at_target = p && (ordered ? p->replicas == part.target : same_set(p->replicas, part.target));
+        const bool at_target =
+            p && (ordered ? p->replicas == part.target : actors::same_replica_set(p->replicas, part.target));
         // A reorder moves no data: the ISR is whatever it was.
         if (at_target && (ordered || all_in(part.target, p->isr))) {
             part.done = true;

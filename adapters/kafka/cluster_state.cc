@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "actors/admin_port.h"
+
 namespace ballast::kafka {
 
 namespace {
@@ -24,12 +26,6 @@ std::vector<int32_t> only(const std::vector<int32_t>& list, const std::vector<in
         if (contains(keep, id)) out.push_back(id);
     }
     return out;
-}
-
-bool same_set(std::vector<int32_t> a, std::vector<int32_t> b) {
-    std::sort(a.begin(), a.end());
-    std::sort(b.begin(), b.end());
-    return a == b;
 }
 
 std::map<int32_t, BrokerState> build_brokers(const Observation& o, const ClusterState& previous) {
@@ -111,7 +107,7 @@ ClusterState build_state(const Observation& o, const ClusterState& previous) {
                 auto it = before->second.partitions.find(p.id);
                 if (it != before->second.partitions.end()) last = &it->second;
             }
-            if (moving && last && same_set(last->replicas, built.replicas)) {
+            if (moving && last && actors::same_replica_set(last->replicas, built.replicas)) {
                 // Kafka lists the union target-first, which loses the old
                 // order; the current replicas keep the order last reported.
                 built.replicas = last->replicas;

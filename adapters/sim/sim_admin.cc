@@ -17,16 +17,6 @@ namespace {
 /// byte moves, on apache.
 constexpr int64_t apache_move_setup_ms = 500;
 
-bool same_set(std::vector<int32_t> a, std::vector<int32_t> b) {
-    std::sort(a.begin(), a.end());
-    std::sort(b.begin(), b.end());
-    return a == b;
-}
-
-bool contains(const std::vector<int32_t>& list, int32_t id) {
-    return std::find(list.begin(), list.end(), id) != list.end();
-}
-
 }  // namespace
 
 int32_t SimCluster::find_partition(const std::string& topic, int32_t partition) const {
@@ -130,7 +120,7 @@ void SimCluster::begin(const Request& request) {
                      "the topic was deleted", false, _now_ms);
                 return;
             }
-            if (!same_set(p.replicas, order)) {
+            if (!actors::same_replica_set(p.replicas, order)) {
                 fail(id, attempt, kafka_invalid_replica_assignment, "INVALID_REPLICA_ASSIGNMENT",
                      "a leader change must keep the replica set", false, _now_ms);
                 return;

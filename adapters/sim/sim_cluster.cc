@@ -13,10 +13,6 @@ namespace {
 /// second later.
 constexpr int64_t unfence_after_start_ms = 1'000;
 
-bool contains(const std::vector<int32_t>& list, int32_t id) {
-    return std::find(list.begin(), list.end(), id) != list.end();
-}
-
 }  // namespace
 
 const char* broker_state_name(BrokerState state) {

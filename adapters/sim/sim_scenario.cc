@@ -30,8 +30,6 @@ std::string join(const std::string& path, const std::string& key) {
     return path.empty() ? key : path + "." + key;
 }
 
-std::string at_index(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
-
 /// Reads one JSON object, remembering which keys were used: a key nobody
 /// reads is a typo, and an error that names it.
 class Object {

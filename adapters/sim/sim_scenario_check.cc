@@ -9,12 +9,6 @@
 
 namespace ballast::sim {
 
-namespace {
-
-std::string at_index(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
-
-}  // namespace
-
 std::optional<ScenarioProblem> check_scenario(const Scenario& s, const std::vector<size_t>& file_index) {
     const auto bad = [](std::string path, std::string what) {
         return std::optional<ScenarioProblem>(ScenarioProblem{std::move(path), std::move(what)});

@@ -36,6 +36,9 @@ std::variant<Scenario, ScenarioProblem> read_scenario_document(const nlohmann::j
 /// empty: by its place in `s.events`. `validate` is this with names by place.
 std::optional<ScenarioProblem> check_scenario(const Scenario& s, const std::vector<size_t>& file_index);
 
+/// "PATH[i]": the i-th element of the list at PATH.
+inline std::string at_index(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
+
 /// "PATH: what", or "what" when the path is empty.
 std::string describe(const ScenarioProblem& problem);
 

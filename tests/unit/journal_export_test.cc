@@ -8,12 +8,14 @@
 #include <iterator>
 
 #include "store/journal.h"
+#include "tests/support/open_journal.h"
 #include "tests/support/sample_events.h"
 #include "tests/support/temp_dir.h"
 
 namespace ballast::store {
 namespace {
 
+using testing::open_journal;
 using testing::sample_event_at;
 using testing::sample_events;
 using testing::TempDir;
@@ -29,12 +31,6 @@ std::string read_file(const std::string& path) {
 void write_file(const std::string& path, const std::string& bytes) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-std::unique_ptr<Journal> open_journal(const std::string& path) {
-    Result<std::unique_ptr<Journal>> journal = Journal::open(path, {});
-    EXPECT_TRUE(journal.ok()) << journal.error().to_string();
-    return journal.ok() ? std::move(*journal) : nullptr;
 }
 
 /// 500 events, snapshots at 100 and 300.

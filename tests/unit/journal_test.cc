@@ -9,6 +9,7 @@
 #include <set>
 
 #include "store/journal.h"
+#include "tests/support/open_journal.h"
 #include "tests/support/sample_events.h"
 #include "tests/support/temp_dir.h"
 
@@ -16,15 +17,10 @@ namespace ballast::store {
 namespace {
 
 using events::Event;
+using testing::open_journal;
 using testing::sample_event_at;
 using testing::sample_events;
 using testing::TempDir;
-
-std::unique_ptr<Journal> open_journal(const std::string& path, JournalOptions options = {}) {
-    Result<std::unique_ptr<Journal>> journal = Journal::open(path, options);
-    EXPECT_TRUE(journal.ok()) << journal.error().to_string();
-    return journal.ok() ? std::move(*journal) : nullptr;
-}
 
 /// Appends sample events numbered from last_seq + 1, in batches of `batch`.
 void append_samples(Journal& journal, uint64_t count, uint64_t batch = 10) {
