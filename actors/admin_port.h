@@ -22,6 +22,11 @@ namespace ballast::actors {
 /// Feeds events into the engine (thread-safe; see Engine::feed).
 using EventSink = std::function<void(std::vector<events::Event>)>;
 
+/// Whether broker `id` is in a replica (or ISR, or broker) list.
+inline bool lists_broker(const std::vector<int32_t>& list, int32_t id) {
+    return std::find(list.begin(), list.end(), id) != list.end();
+}
+
 /// Whether two replica lists hold the same brokers, in any order: a
 /// reassignment whose target is {1, 2, 3} is done when the cluster reports
 /// [3, 1, 2].

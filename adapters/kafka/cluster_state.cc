@@ -8,14 +8,10 @@ namespace ballast::kafka {
 
 namespace {
 
-bool contains(const std::vector<int32_t>& list, int32_t id) {
-    return std::find(list.begin(), list.end(), id) != list.end();
-}
-
 std::vector<int32_t> without(const std::vector<int32_t>& list, const std::vector<int32_t>& drop) {
     std::vector<int32_t> out;
     for (const int32_t id : list) {
-        if (!contains(drop, id)) out.push_back(id);
+        if (!actors::lists_broker(drop, id)) out.push_back(id);
     }
     return out;
 }
@@ -23,7 +19,7 @@ std::vector<int32_t> without(const std::vector<int32_t>& list, const std::vector
 std::vector<int32_t> only(const std::vector<int32_t>& list, const std::vector<int32_t>& keep) {
     std::vector<int32_t> out;
     for (const int32_t id : list) {
-        if (contains(keep, id)) out.push_back(id);
+        if (actors::lists_broker(keep, id)) out.push_back(id);
     }
     return out;
 }

@@ -126,7 +126,7 @@ void SimCluster::begin(const Request& request) {
                 return;
             }
             const int32_t preferred = order[0];
-            if (!is_running(preferred) || !contains(p.isr, preferred)) {
+            if (!is_running(preferred) || !actors::lists_broker(p.isr, preferred)) {
                 fail(id, attempt, kafka_preferred_leader_not_available, "PREFERRED_LEADER_NOT_AVAILABLE",
                      "broker " + std::to_string(preferred) + " is not alive in the ISR", false, _now_ms);
                 return;
@@ -188,7 +188,7 @@ void SimCluster::try_complete(uint64_t action_id) {
         SimPartition& p = _partitions[part.partition];
         bool possible = true;
         for (int32_t id : part.target) {
-            if (!contains(part.original, id)) possible = possible && is_running(id);
+            if (!actors::lists_broker(part.original, id)) possible = possible && is_running(id);
         }
         if (_scenario.flavor == Flavor::apache) possible = possible && p.leader >= 0 && is_running(p.leader);
         if (!possible) continue;
@@ -200,7 +200,7 @@ void SimCluster::try_complete(uint64_t action_id) {
         }
         if (isr.empty()) isr.push_back(part.target[0]);  // automq: reopens where it lands
         p.isr = isr;
-        if (old_leader >= 0 && contains(p.replicas, old_leader) && is_running(old_leader)) {
+        if (old_leader >= 0 && actors::lists_broker(p.replicas, old_leader) && is_running(old_leader)) {
             p.leader = old_leader;
         } else {
             p.leader = elect_leader(p);

@@ -69,7 +69,7 @@ bool SimCluster::is_running(int32_t id) const {
 /// and alive; none: offline.
 int32_t SimCluster::elect_leader(const SimPartition& p) const {
     for (int32_t id : p.replicas) {
-        if (contains(p.isr, id) && is_running(id)) return id;
+        if (actors::lists_broker(p.isr, id) && is_running(id)) return id;
     }
     return -1;
 }
@@ -196,8 +196,8 @@ void SimCluster::start_broker(int32_t id, int64_t time_ms) {
         emit(_now_ms, events::BrokerUnfenced{id});
         for (uint32_t index = 0; index < _partitions.size(); index++) {
             SimPartition& p = _partitions[index];
-            if (p.deleted || !contains(p.replicas, id)) continue;
-            if (contains(p.isr, id)) {
+            if (p.deleted || !actors::lists_broker(p.replicas, id)) continue;
+            if (actors::lists_broker(p.isr, id)) {
                 // It was the last in sync: the partition waited for it, and it leads again.
                 if (p.leader < 0) {
                     p.leader = elect_leader(p);
@@ -216,7 +216,7 @@ void SimCluster::start_broker(int32_t id, int64_t time_ms) {
                 SimPartition& p = _partitions[index];
                 const SimBroker* b = broker(id);
                 if (p.deleted || !b || b->incarnation != incarnation || b->state != BrokerState::running ||
-                    !contains(p.replicas, id) || contains(p.isr, id)) {
+                    !actors::lists_broker(p.replicas, id) || actors::lists_broker(p.isr, id)) {
                     return;
                 }
                 p.isr.push_back(id);
@@ -251,7 +251,7 @@ void SimCluster::fence_broker(int32_t id, uint32_t incarnation, int64_t time_ms)
     b->state = BrokerState::fenced;
     emit(time_ms, events::BrokerFenced{id});
     for (SimPartition& p : _partitions) {
-        if (p.deleted || !contains(p.isr, id)) continue;
+        if (p.deleted || !actors::lists_broker(p.isr, id)) continue;
         bool changed = false;
         // Kafka keeps the last ISR member: the partition waits for it (or a move).
         if (p.isr.size() > 1) {

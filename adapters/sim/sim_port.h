@@ -6,18 +6,12 @@
 /// cluster after each step, so `running()` never touches the cluster's
 /// state from another thread. Private to adapters/sim.
 
-#include <algorithm>
 #include <mutex>
 #include <vector>
 
 #include "adapters/sim/sim_cluster.h"
 
 namespace ballast::sim {
-
-/// Whether broker `id` is in a replica or broker list.
-inline bool contains(const std::vector<int32_t>& list, int32_t id) {
-    return std::find(list.begin(), list.end(), id) != list.end();
-}
 
 class SimCluster::Port : public actors::AdminPort {
 public:
