@@ -354,12 +354,14 @@ TEST_F(RunOnKafka, ABrokerDiesAndReturnsAndNothingAcknowledgedIsLost) {
 // the moves still running without submitting them again, and finishes the plan.
 TEST_F(RunOnKafka, ACrashMidBatchReconcilesAndSubmitsNothingTwice) {
     const std::string topic = topic_name("crash");
-    // Six partitions of 2 MB on broker 1; moving them copies through 10 KB/s
-    // (Kafka lets ~10 s of quota through at once, then holds to the rate):
-    // minutes per move, so what runs at the kill still runs at the restart.
+    // Six partitions of 3 MB on broker 1; moving them copies through 10 KB/s
+    // (a follower takes 1 MiB of a partition at once, then the throttle holds
+    // it for ~105 s: tools/kafka-cluster's quota windows): minutes per move,
+    // so what runs at the kill still runs at the restart, however slow the
+    // machine.
     create_topic(topic, std::vector<std::vector<int32_t>>(6, {1}),
                  {{"leader.replication.throttled.replicas", "*"}, {"follower.replication.throttled.replicas", "*"}});
-    for (int32_t p = 0; p < 6; p++) ASSERT_TRUE(_rdkafka->produce(topic, p, 2000, 1000).ok());
+    for (int32_t p = 0; p < 6; p++) ASSERT_TRUE(_rdkafka->produce(topic, p, 3000, 1000).ok());
     const std::map<int32_t, std::string> throttle{{1, "leader.replication.throttled.rate"},
                                                   {2, "follower.replication.throttled.rate"},
                                                   {3, "follower.replication.throttled.rate"}};

@@ -226,7 +226,8 @@ TEST_F(KafkaCluster, EveryVersionOfEveryRequestRoundTrips) {
 }
 
 // A reassignment that stays in progress (the new replica copies 3 MB through a
-// 10 KB/s replication throttle): ours to submit, Kafka's tools to see, ours to cancel.
+// 10 KB/s replication throttle, ~1 MiB per ~105 s with tools/kafka-cluster's quota
+// windows): ours to submit, Kafka's tools to see, ours to cancel.
 TEST_F(KafkaCluster, ThrottledReassignmentIsListedVerifiedAndCancelled) {
     const std::string topic = topic_name("throttled");
     ASSERT_TRUE(_rdkafka
