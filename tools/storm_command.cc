@@ -143,15 +143,20 @@ private:
                 const uint64_t sent = _engine.progress().partition_messages_sent.load(std::memory_order_acquire);
                 const uint64_t applied = _engine.partition_table().applied();
                 const Clock::time_point now = Clock::now();
-                for (Batch& b : _pending) {
-                    if (b.messages_target != UINT64_MAX || routed < b.fed_total) break;
-                    b.messages_target = sent;  // read after routed: covers the batch's messages
+                // Every routed batch gets its target now, not only once the
+                // batches before it are applied: a target taken later counts
+                // messages routed after the batch, and its latency would
+                // include theirs (under a backlog, each batch would wait for
+                // the one routed when its predecessor was applied).
+                while (_targeted < _pending.size() && routed >= _pending[_targeted].fed_total) {
+                    _pending[_targeted].messages_target = sent;  // read after routed: covers the batch's messages
+                    _targeted++;
                 }
-                while (!_pending.empty() && _pending.front().messages_target != UINT64_MAX &&
-                       applied >= _pending.front().messages_target) {
+                while (_targeted > 0 && applied >= _pending.front().messages_target) {
                     _latencies_ms.push_back(std::chrono::duration<double, std::milli>(now - _pending.front().fed_at).count());
                     _fed_at.push_back(_pending.front().fed_at);
                     _pending.pop_front();
+                    _targeted--;
                 }
             }
             std::this_thread::sleep_for(std::chrono::microseconds(100));
@@ -161,6 +166,7 @@ private:
     const actors::Engine& _engine;
     std::mutex _mutex;
     std::deque<Batch> _pending;
+    size_t _targeted = 0;  // the first `_targeted` of `_pending` have their target
     std::vector<double> _latencies_ms;
     std::vector<Clock::time_point> _fed_at;  // parallel to _latencies_ms
     std::atomic<bool> _stop{false};
