@@ -59,6 +59,7 @@ EngineSettings settings_from(const events::Config& c) {
 
     s.execution_enabled = c.get_bool(prefix + "enable");
     s.detect_interval_ms = c.get_int64(prefix + "anomaly.detect.interval.ms");
+    s.decision_delay_ms = c.get_int64("ballast.planner.decision.delay.ms");
     s.snapshot_interval_events = static_cast<uint64_t>(c.get_int64("ballast.snapshot.interval.events"));
     s.retention_ms = c.get_int64("ballast.journal.retention.ms");
     s.default_capacity.network_in_bytes_per_s =

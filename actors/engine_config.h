@@ -21,6 +21,9 @@ struct EngineSettings {
     ExecutorSettings executor;
     bool execution_enabled = true;          // autobalancer.controller.enable
     int64_t detect_interval_ms = 60'000;
+    /// A round's decision takes effect at the first Tick this long after
+    /// its barrier (or before an event for the scheduler, if sooner).
+    int64_t decision_delay_ms = 0;
     uint64_t snapshot_interval_events = 100'000;
     int64_t retention_ms = 0;
     goals::Capacity default_capacity;

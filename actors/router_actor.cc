@@ -200,6 +200,18 @@ void to_executor(RouterSelf* self, const events::Event& e) {
     self->send(self->state.executor, control_atom::value, std::make_shared<const events::Event>(e));
 }
 
+/// Whether a Tick at `tick_ms` makes a planning round due: the detect
+/// interval passed, a broker changed, a fenced broker's grace ran out, or
+/// the last round held work back and the execution interval passed. Pure,
+/// so that a barrier can ask before the Tick is routed.
+bool round_due_at(const RouterState& st, int64_t tick_ms) {
+    const RouterMemory& m = st.memory;
+    const int64_t now_ms = std::max(m.now_ms, tick_ms);
+    return m.last_plan_ms < 0 || now_ms - m.last_plan_ms >= st.settings.detect_interval_ms ||
+           m.brokers_changed || now_ms >= m.replan_at_ms ||
+           (m.more_to_do && now_ms - m.last_plan_ms >= st.settings.gate.execution_interval_ms);
+}
+
 /// Routes one event. Returns true when a barrier must happen right after it.
 bool route(RouterSelf* self, const events::Event& e) {
     RouterState& st = self->state;
@@ -249,13 +261,11 @@ bool route(RouterSelf* self, const events::Event& e) {
             } else if constexpr (std::is_same_v<T, events::PartitionMetrics>) {
                 route_partition_metrics(self, e, body);
             } else if constexpr (std::is_same_v<T, events::Tick>) {
+                // One round at a time: a Tick before the open round's
+                // decision takes effect only moves the clock on.
+                plan_due = !st.round.active && round_due_at(st, body.now_ms);
                 m.now_ms = std::max(m.now_ms, body.now_ms);
                 to_executor(self, e);
-                plan_due = m.last_plan_ms < 0 ||
-                           m.now_ms - m.last_plan_ms >= st.settings.detect_interval_ms ||
-                           m.brokers_changed || m.now_ms >= m.replan_at_ms ||
-                           (m.more_to_do &&
-                            m.now_ms - m.last_plan_ms >= st.settings.gate.execution_interval_ms);
             } else if constexpr (std::is_same_v<T, events::ConfigChanged>) {
                 for (const std::string& problem : apply_config_change(st.config, body, st.overrides)) {
                     spdlog::warn("seq {}: config change skipped: {}", e.seq, problem);
@@ -271,6 +281,7 @@ bool route(RouterSelf* self, const events::Event& e) {
             } else if constexpr (std::is_same_v<T, events::ActionCompleted>) {
                 to_executor(self, e);
                 m.more_to_do |= m.held_last_round;
+                st.round.outcomes_passed |= st.round.active;
                 auto it = st.action_slots.find(body.action_id);
                 if (it == st.action_slots.end()) return;
                 for (const uint32_t slot : it->second) {
@@ -284,6 +295,7 @@ bool route(RouterSelf* self, const events::Event& e) {
             } else if constexpr (std::is_same_v<T, events::ActionFailed>) {
                 to_executor(self, e);
                 m.more_to_do |= m.held_last_round;
+                st.round.outcomes_passed |= st.round.active;
             } else {
                 // ActionsPlanned, ActionSubmitted, ActionTimedOut, ActionCancelled
                 // come only from the engine itself (filtered above).
@@ -298,6 +310,7 @@ enum class BarrierKind { round, dry_run, snapshot };
 void start_barrier(RouterSelf* self, BarrierKind kind);
 void process(RouterSelf* self);
 void deliver_idle(RouterSelf* self);
+void apply_decision(RouterSelf* self);
 
 /// Every answer is in and every partition message of the barrier's epoch
 /// is applied: plan (or snapshot), and let everything through again once
@@ -328,8 +341,10 @@ void finish_barrier(RouterSelf* self) {
                 // The capture is all the stream waits for: the journal writes
                 // it beside the appends, and the next one waits for this one.
                 st.snapshot_writing = true;
+                // Retention by the clock of the snapshot's event, not of
+                // the Ticks that passed while it was copied.
                 self->request(st.journal, caf::infinite, snapshot_atom::value, snapshot,
-                              st.memory.now_ms, st.settings.retention_ms)
+                              st.barrier.now_ms, st.settings.retention_ms)
                     .then([=](bool) {
                         self->state.snapshot_writing = false;
                         if (!self->state.barrier.active) process(self);
@@ -343,19 +358,25 @@ void finish_barrier(RouterSelf* self) {
 
     auto input = std::make_shared<PlanInput>();
     input->seq = b.seq;
-    input->now_ms = st.memory.now_ms;
+    input->now_ms = b.now_ms;
     input->brokers = std::move(b.brokers);
     input->epoch = b.epoch;
     input->slot_count = b.slot_count;
     input->dirty_slots = std::move(b.dirty);
     input->topics = std::move(b.topics);
     input->executor = b.executor;
+    if (b.dry_run && st.round.active && !st.round.decision->accepted.empty()) {
+        // A decision waiting for its Tick is as good as handed over: the dry
+        // run plans with its actions in flight, as the next round will.
+        auto view = std::make_shared<ExecutorView>(*b.executor);
+        for (const TrackedAction& t : st.round.decision->accepted) view->inflight.push_back(t);
+        input->executor = std::move(view);
+    }
     input->quiet = b.seq <= st.quiet_until_seq;
     input->dry_run = b.dry_run;
     self->request(st.scheduler, caf::infinite, plan_atom::value, PlanInputPtr(input))
         .then([=](const DecisionPtr& decision) {
             RouterState& st = self->state;
-            RouterMemory& m = st.memory;
             if (st.barrier.dry_run) {
                 // A dry run changes nothing: no clock of its own, no executor.
                 st.barrier.dry_run_promise.deliver(decision);
@@ -363,21 +384,39 @@ void finish_barrier(RouterSelf* self) {
                 process(self);
                 return;
             }
-            m.last_plan_ms = m.now_ms;  // (no Tick passes a barrier: now_ms is the barrier's)
-            // Progress made and more held back: go on at the execution
-            // interval. Everything held (caps full): wait for an action to finish.
-            m.held_last_round = decision->held_any;
-            m.more_to_do = decision->held_any && !decision->accepted.empty();
-            if (decision->planned) {
-                for (const TrackedAction& t : decision->accepted) {
-                    st.action_slots[t.action.action_id] = t.partition_slots;
-                }
-                self->send(st.executor, execute_atom::value, decision);
-            }
-            st.progress->barriers.fetch_add(1, std::memory_order_relaxed);
+            // The gathering is over; the decision waits for its place in
+            // the stream (RouterState::Round), which may already be here.
+            st.round.decision = decision;
             st.barrier.active = false;
+            // Without a delay its place is right after the barrier's event,
+            // and everything since has waited for it.
+            if (st.round.at_once) apply_decision(self);
             process(self);
         });
+}
+
+/// The open round's decision takes effect: at the first Tick at or past
+/// its `apply_at_ms`, or before an event for the scheduler.
+void apply_decision(RouterSelf* self) {
+    RouterState& st = self->state;
+    RouterState::Round& r = st.round;
+    assert(r.active && r.decision);
+    const Decision& decision = *r.decision;
+    RouterMemory& m = st.memory;
+    m.last_plan_ms = r.now_ms;
+    // Progress made and more held back: go on at the execution interval.
+    // Everything held (caps full): wait for an action to finish, unless one
+    // finished while the round planned (its outcome could not see this).
+    m.held_last_round = decision.held_any;
+    m.more_to_do = decision.held_any && (!decision.accepted.empty() || r.outcomes_passed);
+    if (decision.planned) {
+        for (const TrackedAction& t : decision.accepted) {
+            st.action_slots[t.action.action_id] = t.partition_slots;
+        }
+        self->send(st.executor, execute_atom::value, r.decision);
+    }
+    st.progress->barriers.fetch_add(1, std::memory_order_relaxed);
+    r = RouterState::Round{};
 }
 
 void answered(RouterSelf* self) {
@@ -389,7 +428,7 @@ void answered(RouterSelf* self) {
 /// Gathers the state as of the last routed event. Closes the table's epoch
 /// (later partition messages belong to the next one) and takes the router's
 /// own part now, so that routing may go on at once with the events
-/// `routable_during_barrier` lets through.
+/// `gate` lets through.
 void start_barrier(RouterSelf* self, BarrierKind kind) {
     RouterState& st = self->state;
     RouterState::Barrier& b = st.barrier;
@@ -401,12 +440,19 @@ void start_barrier(RouterSelf* self, BarrierKind kind) {
     b.dry_run = kind == BarrierKind::dry_run;
     if (kind == BarrierKind::round) {
         // This round sees every broker change up to here; one routed while
-        // it plans (they pass, see routable_during_barrier) is for the next.
+        // it plans (they pass, see gate) is for the next.
         RouterMemory& m = st.memory;
         m.brokers_changed = false;
         if (m.replan_at_ms <= m.now_ms) m.replan_at_ms = INT64_MAX;
+        assert(!st.round.active);
+        st.round = RouterState::Round{};
+        st.round.active = true;
+        st.round.now_ms = m.now_ms;
+        st.round.apply_at_ms = m.now_ms + st.settings.decision_delay_ms;
+        st.round.at_once = st.settings.decision_delay_ms == 0;
     }
     b.seq = st.memory.last_seq;
+    b.now_ms = st.memory.now_ms;
     b.epoch = st.table->close_epoch(st.epoch_messages_sent);
     st.epoch_messages_sent = 0;
     b.slot_count = st.table->size();
@@ -450,7 +496,12 @@ void start_barrier(RouterSelf* self, BarrierKind kind) {
 /// Answers every idle request once nothing is left to do.
 void deliver_idle(RouterSelf* self) {
     RouterState& st = self->state;
-    if (st.idle_waiters.empty() || st.barrier.active || st.snapshot_writing || !st.queue.empty()) return;
+    // A decided round waiting for its Tick is idle: nothing is left to do
+    // until more events come.
+    if (st.idle_waiters.empty() || st.barrier.active || st.snapshot_writing || !st.queue.empty() ||
+        (st.round.active && !st.round.decision)) {
+        return;
+    }
     if (st.table->applied() < st.partition_messages_sent) {
         st.table->set_drain_target(st.partition_messages_sent);
         if (st.table->applied() < st.partition_messages_sent) return;  // a drained message follows
@@ -487,16 +538,40 @@ bool throttle(RouterSelf* self) {
     return true;
 }
 
-/// While a barrier is active, only events that change nothing but partition
-/// and broker state may pass: the barrier reads those as of its event
-/// (partition slots by epoch, brokers in mailbox order), and they touch
-/// neither the executor nor what the decision updates in the router's
-/// round memory (clock, held work, action slots). Broker liveness marks the
-/// next round due (`brokers_changed`, `replan_at_ms`), which a round resets
-/// when it starts, not when its decision comes, so it passes too. Anything
-/// else waits for the decision, so everyone sees it in stream order, as if
-/// the round had stopped the stream.
-bool routable_during_barrier(const events::Event& e) {
+/// What an event may do while a barrier gathers or a round's decision waits
+/// for its place in the stream: pass, wait, or let the decision take effect
+/// first. What passes cannot change what the barrier gathers or what the
+/// decision updates; what waits, waits so that everyone sees it in stream
+/// order, as if the barrier had stopped the stream.
+enum class Gate { pass, hold, decision_first };
+
+/// Every barrier lets partition and broker state through: it reads those as
+/// of its event (partition slots by epoch, brokers in mailbox order). Broker
+/// liveness marks the next round due (`brokers_changed`, `replan_at_ms`),
+/// which a round resets when it starts, not when its decision comes.
+///
+/// A round without a delay holds everything else until its decision (which
+/// then takes effect right after the barrier's event). A round with a delay
+/// lets Ticks before its `apply_at_ms` and action outcomes through too: the
+/// executor and the router's clock see them before the decision, at the
+/// same place in every run. Events for the scheduler (config changes,
+/// operator commands) and the first Tick at or past `apply_at_ms` take the
+/// decision first, and wait for it if the scheduler is still planning. At
+/// 1M partitions a round plans for ~150 ms on a quiet machine and over a
+/// second on a loaded one, and without a delay the next Tick stops the
+/// stream for whatever is left of that.
+///
+/// A snapshot decides nothing: the executor answered as of its event
+/// (mailbox order) and the router's part was taken at its start, so Ticks,
+/// action outcomes and leadership pass. Two kinds wait: events for the
+/// scheduler, whose memory the snapshot takes only once it has copied the
+/// partition records, and a Tick that makes a round due (one barrier at a
+/// time). Before, every snapshot at 1M partitions stopped the stream at the
+/// next Tick until the copy was done (over a second on a loaded machine).
+/// A dry run (`ballast plan`, on an idle engine) lets only state pass.
+Gate gate(const RouterState& st, const events::Event& e) {
+    const RouterState::Barrier& b = st.barrier;
+    if (!b.active && !st.round.active) return Gate::pass;
     switch (e.type()) {
         case events::EventType::partition_metrics:
         case events::EventType::broker_metrics:
@@ -506,9 +581,26 @@ bool routable_during_barrier(const events::Event& e) {
         case events::EventType::broker_registered:
         case events::EventType::broker_fenced:
         case events::EventType::broker_unfenced:
-        case events::EventType::broker_unregistered: return true;
-        default: return events::is_decision(e.source);  // skipped anyway
+        case events::EventType::broker_unregistered: return Gate::pass;
+        default: break;
     }
+    if (events::is_decision(e.source)) return Gate::pass;  // skipped by route()
+    const bool outcome = e.type() == events::EventType::action_completed ||
+                         e.type() == events::EventType::action_failed ||
+                         e.type() == events::EventType::leadership_acquired;
+    const int64_t tick_ms = e.type() == events::EventType::tick ? std::get<events::Tick>(e.body).now_ms : 0;
+    if (b.active && b.dry_run) return Gate::hold;
+    if (b.active && b.snapshot) {
+        if (e.type() == events::EventType::tick) return round_due_at(st, tick_ms) ? Gate::hold : Gate::pass;
+        return outcome ? Gate::pass : Gate::hold;
+    }
+    // A round, planning or decided.
+    assert(st.round.active);
+    if (st.round.at_once) return Gate::decision_first;
+    if (e.type() == events::EventType::tick) {
+        return tick_ms >= st.round.apply_at_ms ? Gate::decision_first : Gate::pass;
+    }
+    return outcome ? Gate::pass : Gate::decision_first;
 }
 
 /// Another `snapshot_interval_events` routed since the last snapshot, and
@@ -516,7 +608,10 @@ bool routable_during_barrier(const events::Event& e) {
 /// are written; decisions do not: a snapshot barrier plans nothing.)
 bool snapshot_due(const RouterState& st) {
     const RouterMemory& m = st.memory;
-    return st.snapshots && !st.barrier.active && !st.snapshot_writing && m.last_seq > st.quiet_until_seq &&
+    // Not while a round's decision waits for its place: the snapshot would
+    // hold the scheduler's memory of it but not its effects.
+    return st.snapshots && !st.barrier.active && !st.round.active && !st.snapshot_writing &&
+           m.last_seq > st.quiet_until_seq &&
            m.last_seq - m.last_snapshot_seq >= st.settings.snapshot_interval_events;
 }
 
@@ -537,16 +632,23 @@ void process(RouterSelf* self) {
     while (!st.throttled && !st.queue.empty()) {
         const EventBatch& batch = *st.queue.front();
         while (st.cursor < batch.size()) {
-            if (throttle(self) || (st.barrier.active && !routable_during_barrier(batch[st.cursor]))) {
+            if (throttle(self)) {
                 publish_progress(st);
                 return;
             }
+            const Gate g = gate(st, batch[st.cursor]);
+            if (g == Gate::hold || (g == Gate::decision_first && !st.round.decision)) {
+                publish_progress(st);
+                return;  // the barrier's end or the decision calls process() again
+            }
+            if (g == Gate::decision_first) apply_decision(self);
             const events::Event& e = batch[st.cursor++];
             const bool plan_due = route(self, e);
             st.events_routed++;
-            // Only a Tick makes a round due, and a Tick waits while a
-            // barrier is active: barriers never overlap.
-            assert(!(plan_due && st.barrier.active));
+            // Only a Tick makes a round due, never while a round is open,
+            // and such a Tick waits for any other barrier: barriers never
+            // overlap.
+            assert(!(plan_due && (st.barrier.active || st.round.active)));
             if (plan_due) {
                 start_barrier(self, BarrierKind::round);
             } else if (snapshot_due(st)) {
@@ -630,7 +732,7 @@ caf::behavior router_actor(caf::stateful_actor<RouterState>* self, RouterSetup s
         // waits for idle first, so nothing is queued.
         [=](plan_atom) -> caf::result<DecisionPtr> {
             RouterState& st = self->state;
-            if (st.barrier.active || !st.queue.empty()) {
+            if (st.barrier.active || !st.queue.empty() || (st.round.active && !st.round.decision)) {
                 return caf::make_error(caf::sec::runtime_error, "engine busy: wait for idle first");
             }
             caf::response_promise promise = self->make_response_promise();

@@ -109,6 +109,7 @@ struct RouterState {
         bool dry_run = false;
         caf::response_promise dry_run_promise;
         uint64_t seq = 0;
+        int64_t now_ms = 0;    // the clock at its event (Ticks may pass it)
         uint32_t waiting = 0;  // answers still to come
         uint32_t epoch = 0;    // the table epoch it closed
         uint32_t slot_count = 0;
@@ -119,6 +120,25 @@ struct RouterState {
         std::vector<BrokerRecord> brokers;
         ExecutorViewPtr executor;
     } barrier;
+
+    /// A planning round from its barrier until its decision takes effect.
+    /// With `ballast.planner.decision.delay.ms` = 0 (`at_once`) that is
+    /// right after the barrier's event: everything but partition and broker
+    /// state waits for the decision. With a delay, it is just before the
+    /// first event that must see it, a Tick at or past `apply_at_ms` or an
+    /// event for the scheduler; everything else flows past (see `gate` in
+    /// router_actor.cc), so the stream waits for the planner only when
+    /// planning takes longer than the delay. Either way the decision's
+    /// place is a place in the stream, never a moment in time: a replay
+    /// decides the same.
+    struct Round {
+        bool active = false;
+        bool at_once = true;       // no delay: takes effect when it comes
+        int64_t now_ms = 0;        // the clock at its barrier
+        int64_t apply_at_ms = 0;   // the first Tick at or past this takes the decision
+        DecisionPtr decision;      // null while the scheduler plans
+        bool outcomes_passed = false;  // an action finished or failed meanwhile
+    } round;
     std::vector<caf::response_promise> idle_waiters;
 };
 

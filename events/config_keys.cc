@@ -152,6 +152,9 @@ std::vector<KeySpec> make_config_keys() {
                 .default_value = "move,swap,leader",
                 .description = "Kinds of action balancing may use besides moves (always on): swap, leader; AutoMQ's balancer: move only.",
                 .element_check = check_action_kind},
+        int_key(int64, "ballast.planner.decision.delay.ms", "0", 0, one_day_ms,
+                "A round's actions take effect at the first Tick this long after the round "
+                "began; until then events flow past the planner. 0: the next Tick."),
         int_key(int64, "ballast.partition.return.block.ms", "300000", 0, one_day_ms,
                 "A balancing move never puts a partition back on a broker it left less than this ago."),
         int_key(int64, "ballast.broker.failure.grace.ms", "10000", 0, one_day_ms,

@@ -93,21 +93,27 @@ public:
     /// A batch fed at `at`; the engine has been fed `fed_total` events with it.
     void fed(Clock::time_point at, uint64_t fed_total) {
         std::lock_guard<std::mutex> lock(_mutex);
-        _pending.push_back({at, fed_total, UINT64_MAX});
+        _pending.push_back({at, fed_total, UINT64_MAX, {}});
     }
     std::vector<double> latencies_ms() {
         std::lock_guard<std::mutex> lock(_mutex);
         return _latencies_ms;
     }
-    /// The `n` slowest batches: (seconds after `start` they were fed, ms).
-    std::vector<std::pair<double, double>> slowest(size_t n, Clock::time_point start) {
+    struct Slow {
+        double fed_at_s;   // after the storm's start
+        double ms;         // fed to applied
+        double routed_ms;  // fed to routed: the rest is the partition actors' backlog
+    };
+    /// The `n` slowest batches.
+    std::vector<Slow> slowest(size_t n, Clock::time_point start) {
         std::lock_guard<std::mutex> lock(_mutex);
         std::vector<size_t> order(_latencies_ms.size());
         for (size_t i = 0; i < order.size(); i++) order[i] = i;
         std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return _latencies_ms[a] > _latencies_ms[b]; });
-        std::vector<std::pair<double, double>> out;
+        std::vector<Slow> out;
         for (size_t i = 0; i < order.size() && i < n; i++) {
-            out.push_back({std::chrono::duration<double>(_fed_at[order[i]] - start).count(), _latencies_ms[order[i]]});
+            out.push_back({std::chrono::duration<double>(_fed_at[order[i]] - start).count(), _latencies_ms[order[i]],
+                           _routed_ms[order[i]]});
         }
         return out;
     }
@@ -134,6 +140,7 @@ private:
         Clock::time_point fed_at;
         uint64_t fed_total;
         uint64_t messages_target;  // partition messages to be applied; UINT64_MAX: not routed yet
+        Clock::time_point routed_at;
     };
     void run() {
         while (!_stop) {
@@ -150,11 +157,14 @@ private:
                 // the one routed when its predecessor was applied).
                 while (_targeted < _pending.size() && routed >= _pending[_targeted].fed_total) {
                     _pending[_targeted].messages_target = sent;  // read after routed: covers the batch's messages
+                    _pending[_targeted].routed_at = now;
                     _targeted++;
                 }
                 while (_targeted > 0 && applied >= _pending.front().messages_target) {
                     _latencies_ms.push_back(std::chrono::duration<double, std::milli>(now - _pending.front().fed_at).count());
                     _fed_at.push_back(_pending.front().fed_at);
+                    _routed_ms.push_back(
+                        std::chrono::duration<double, std::milli>(_pending.front().routed_at - _pending.front().fed_at).count());
                     _pending.pop_front();
                     _targeted--;
                 }
@@ -169,15 +179,19 @@ private:
     size_t _targeted = 0;  // the first `_targeted` of `_pending` have their target
     std::vector<double> _latencies_ms;
     std::vector<Clock::time_point> _fed_at;  // parallel to _latencies_ms
+    std::vector<double> _routed_ms;          // parallel to _latencies_ms
     std::atomic<bool> _stop{false};
     std::thread _thread;
 };
 
 /// Storm defaults where the user set nothing: no fsync (a load test of the
 /// engine, not of the disk; --set ballast.journal.sync=true measures both),
-/// rounds every 10 s, and snapshots every 20M events (a snapshot copies
-/// every partition record: at storm rates the default 100,000 would take one
-/// every 0.2 s).
+/// rounds every 10 s, snapshots every 20M events (a snapshot copies every
+/// partition record: at storm rates the default 100,000 would take one
+/// every 0.2 s), and decisions that take effect 3 s after their round, so
+/// that the stream flows past the planner (a round at 1M partitions plans
+/// for ~150 ms on a quiet machine and over a second on a loaded one; with
+/// no delay the next Tick waits for it, and the whole stream behind it).
 void storm_defaults(events::Config& c) {
     const auto unless_set = [&](const char* key, const char* value) {
         if (c.origin(key) == "default") (void)c.set(key, value, "storm");
@@ -185,6 +199,7 @@ void storm_defaults(events::Config& c) {
     unless_set("ballast.journal.sync", "false");
     unless_set("autobalancer.controller.anomaly.detect.interval.ms", "10000");
     unless_set("ballast.snapshot.interval.events", "20000000");
+    unless_set("ballast.planner.decision.delay.ms", "3000");
     unless_set("ballast.cluster.flavor", "automq");
     unless_set("ballast.log.level", "warn");
 }
@@ -341,7 +356,7 @@ int run_storm(const Context& ctx, const StormOptions& options) {
     const bool behind = sustained < 0.95 * options.rate ||
                         (!backlog_per_s.empty() && static_cast<double>(backlog_per_s.back()) > options.rate);
     const std::vector<double> latencies = monitor.latencies_ms();
-    const std::vector<std::pair<double, double>> slowest = monitor.slowest(5, start);
+    const std::vector<LatencyMonitor::Slow> slowest = monitor.slowest(5, start);
     const Rss rss = rss_bytes();
     std::vector<double> plans;
     {
@@ -368,7 +383,9 @@ int run_storm(const Context& ctx, const StormOptions& options) {
                          {"p99", percentile(latencies, 0.99)},
                          {"max", latencies.empty() ? 0 : *std::max_element(latencies.begin(), latencies.end())}};
     nlohmann::ordered_json worst = nlohmann::ordered_json::array();
-    for (const auto& [at_s, ms] : slowest) worst.push_back({{"fed_at_s", at_s}, {"ms", ms}});
+    for (const LatencyMonitor::Slow& slow : slowest) {
+        worst.push_back({{"fed_at_s", slow.fed_at_s}, {"ms", slow.ms}, {"routed_ms", slow.routed_ms}});
+    }
     out["latency_ms"]["slowest"] = worst;
     out["latency_ms"]["max_by_second"] = monitor.max_by_second(start);
     out["rounds"] = rounds;

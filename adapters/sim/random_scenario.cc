@@ -226,6 +226,10 @@ events::Result<Scenario> random_scenario(uint64_t seed) {
     // Drawn last: the rest of each seed's scenario is what it was before
     // seeds had capacities.
     draw_capacities(draw, s, brokers);
+    // Half the seeds let the stream flow past planning rounds (decisions
+    // take effect 1-5 s after their barrier, with outcomes and Ticks passing
+    // meanwhile). Drawn after the capacities, for the same reason.
+    if (draw.chance(0.5)) s.settings["ballast.planner.decision.delay.ms"] = std::to_string(draw.between(1, 5) * 1000);
     if (events::Status ok = validate(s); !ok) {
         return events::make_error(ok.error().code, "random scenario " + std::to_string(seed) + ": " + ok.error().message);
     }

@@ -34,6 +34,22 @@ caf::behavior fake_scheduler(caf::event_based_actor*, const PartitionTable* tabl
             return std::make_shared<Decision>();
         },
         [=](control_atom, const EventPtr&) {},
+        // A snapshot barrier: the records as of its epoch, as the real one does.
+        [=](snapshot_atom, const SnapshotDraftPtr& draft, uint32_t epoch, uint32_t slot_count) {
+            for (uint32_t slot = 0; slot < slot_count; slot++) draft->partitions.push_back(table->read(slot, epoch));
+            table->mark_read(epoch);
+            return SnapshotPtr(draft);
+        },
+    };
+}
+
+/// Takes snapshots and writes nothing.
+caf::behavior fake_journal(caf::event_based_actor*, std::vector<uint64_t>* snapshots) {
+    return {
+        [=](snapshot_atom, const SnapshotPtr& snapshot, int64_t, int64_t) {
+            snapshots->push_back(snapshot->seq);
+            return true;
+        },
     };
 }
 
@@ -47,18 +63,39 @@ protected:
         executor = _system->spawn(executor_actor, nullptr, caf::actor(), ExecutorView{},
                                   ExecutorSettings{}, UINT64_MAX,
                                   [](const events::Event&) {});
+        spawn_router(events::Config::defaults(), false);
+    }
+
+    ~BarrierTest() override {
+        for (auto* a : {&router, &scheduler, &executor, &journal}) {
+            if (*a) caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
+        }
+        _sched->run();
+    }
+
+    /// A router with `settings` ("key=value") on the defaults, before anything is routed.
+    void respawn_router(const std::vector<std::string>& settings, bool snapshots) {
+        ASSERT_EQ(progress.events_routed.load(), 0u);
+        caf::anon_send_exit(router, caf::exit_reason::user_shutdown);
+        _sched->run();
+        events::Config config = events::Config::defaults();
+        for (const std::string& s : settings) ASSERT_TRUE(config.apply_override(s).ok()) << s;
+        spawn_router(config, snapshots);
+    }
+
+    void spawn_router(events::Config config, bool snapshots) {
         RouterSetup setup;
         setup.table = &table;
         setup.scheduler = scheduler;
         setup.executor = executor;
         setup.progress = &progress;
-        setup.snapshots = false;
+        setup.config = std::move(config);
+        setup.snapshots = snapshots;
         router = _system->spawn(router_actor, setup);
-        _sched->run();
-    }
-
-    ~BarrierTest() override {
-        for (auto* a : {&router, &scheduler, &executor}) caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
+        if (snapshots) {
+            journal = _system->spawn(fake_journal, &snapshots_written);
+            caf::anon_send(router, control_atom::value, journal);
+        }
         _sched->run();
     }
 
@@ -118,6 +155,8 @@ protected:
     caf::actor scheduler;
     caf::actor executor;
     caf::actor router;
+    caf::actor journal;
+    std::vector<uint64_t> snapshots_written;
     caf::actor_system_config _config;
     std::unique_ptr<caf::actor_system> _system;
     caf::scheduler::test_coordinator* _sched = nullptr;
@@ -273,6 +312,76 @@ TEST_F(BarrierTest, ABrokerFencedWhileARoundPlansPassesAndMakesTheNextRoundDue) 
     EXPECT_EQ(inputs[1]->brokers[1].liveness, goals::Liveness::alive);
     EXPECT_EQ(inputs[2]->seq, 7u);
     EXPECT_EQ(inputs[2]->brokers[1].liveness, goals::Liveness::fenced);
+}
+
+// With a decision delay the stream flows past a planning round: Ticks before
+// the round's time and what the executor reports pass; the Tick at its time
+// (and an event for the scheduler) waits for the decision, which takes
+// effect just before it.
+TEST_F(BarrierTest, WithADecisionDelayTicksFlowPastAPlanningRoundUntilItsTime) {
+    respawn_router({"ballast.planner.decision.delay.ms=2000"}, false);
+    route({event(1, events::BrokerRegistered{1, "", {}}),
+           event(2, events::Tick{3000}),  // the first Tick: a round, to take effect at 5000
+           event(3, events::Tick{3500}),
+           event(4, events::ActionCompleted{7}),
+           event(5, events::BrokerFenced{1}),
+           event(6, events::Tick{4999}),
+           event(7, events::Tick{5000}),  // waits for the decision
+           event(8, events::Tick{5500})});
+    run_all_but({scheduler});
+    EXPECT_EQ(progress.events_routed.load(), 6u) << "the round's Tick passed before its decision, or an earlier one waited";
+    ASSERT_EQ(inputs.size(), 0u);
+    _sched->run();
+    EXPECT_EQ(progress.events_routed.load(), 8u);
+    // Ticks that passed while the round planned started no round of their
+    // own, though the fence made one due; the Tick at 5000 did, after the decision.
+    ASSERT_EQ(inputs.size(), 2u);
+    EXPECT_EQ(inputs[0]->seq, 2u);
+    EXPECT_EQ(inputs[0]->now_ms, 3000) << "the round planned with the clock of a Tick that passed it";
+    EXPECT_EQ(inputs[1]->seq, 7u);
+    EXPECT_EQ(inputs[1]->now_ms, 5000);
+    EXPECT_EQ(inputs[1]->brokers[0].liveness, goals::Liveness::fenced);
+}
+
+// An event for the scheduler cannot pass a decision: it waits for it and
+// comes right after.
+TEST_F(BarrierTest, WithADecisionDelayAConfigChangeTakesTheDecisionFirst) {
+    respawn_router({"ballast.planner.decision.delay.ms=60000"}, false);
+    route({event(1, events::BrokerRegistered{1, "", {}}), event(2, events::Tick{3000}),
+           event(3, events::Tick{4000}),
+           event(4, events::ConfigChanged{{{"ballast.partition.cooldown.ms", "1000"}}}),
+           event(5, events::Tick{5000})});
+    run_all_but({scheduler});
+    EXPECT_EQ(progress.events_routed.load(), 3u);
+    _sched->run();
+    EXPECT_EQ(progress.events_routed.load(), 5u);
+    EXPECT_EQ(inputs.size(), 1u);
+}
+
+// A snapshot decides nothing: Ticks that make no round due and action
+// outcomes pass while it copies the table; a Tick that makes a round due
+// waits for the copy (one barrier at a time).
+TEST_F(BarrierTest, TicksPassASnapshotUnlessARoundIsDue) {
+    respawn_router({"ballast.snapshot.interval.events=3"}, true);
+    route({event(1, events::BrokerRegistered{1, "", {}}), event(2, events::Tick{2000})});
+    _sched->run();
+    ASSERT_EQ(inputs.size(), 1u);
+    // seq 3 makes a snapshot due; the scheduler, which copies the records, is held.
+    route({event(3, events::PartitionChanged{"orders", 0, {1}, 1, {1}, 0}),
+           event(4, events::Tick{3000}),
+           event(5, events::ActionCompleted{7}),
+           event(6, events::BrokerFenced{1}),
+           event(7, events::Tick{4000}),  // the fence makes a round due: waits for the snapshot
+           event(8, events::Tick{5000})});
+    run_all_but({scheduler});
+    EXPECT_EQ(progress.events_routed.load(), 6u) << "a Tick waited for the snapshot, or the round-due one passed";
+    EXPECT_TRUE(snapshots_written.empty());
+    _sched->run();
+    ASSERT_FALSE(snapshots_written.empty());
+    EXPECT_EQ(snapshots_written.front(), 3u) << "the snapshot is as of the event that made it due";
+    EXPECT_EQ(progress.events_routed.load(), 8u);
+    ASSERT_EQ(inputs.size(), 2u);
+    EXPECT_EQ(inputs[1]->seq, 7u);
 }
 
 }  // namespace

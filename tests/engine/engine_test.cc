@@ -220,12 +220,21 @@ std::vector<std::string> decided(const std::vector<events::ActionsPlanned>& plan
     return out;
 }
 
+/// Seeds 1-20 as decided at once; 21-30 with decisions taking effect 2.5 s
+/// after their round (Ticks and outcomes flow past the planner meanwhile).
+std::vector<std::string> delay_of(uint64_t seed) {
+    if (seed <= 20) return {};
+    return {"ballast.planner.decision.delay.ms=2500"};
+}
+
 TEST(Engine, AKilledAndRecoveredEngineDecidesAsAnUninterruptedOne) {
-    for (uint64_t seed = 1; seed <= 20; seed++) {
+    for (uint64_t seed = 1; seed <= 30; seed++) {
         SCOPED_TRACE("seed " + std::to_string(seed));
         const std::vector<Event> events = testing::random_stream(seed);
         // Small snapshot interval: recovery starts from a snapshot and replays a tail.
-        const events::Config config = test_config({"ballast.snapshot.interval.events=25"});
+        std::vector<std::string> settings = delay_of(seed);
+        settings.push_back("ballast.snapshot.interval.events=25");
+        const events::Config config = test_config(settings);
         TempDir a, b;
         // The uninterrupted run's actors on the test's thread, the killed
         // one's on CAF's workers: the same decisions either way.
@@ -244,7 +253,11 @@ TEST(Engine, ReplayingTheJournalReproducesEveryDecision) {
         FakePort port;
         DecisionLog live;
         {
-            auto engine = start(dir / "journal", &port, live, test_config());
+            // A fifth of the seeds with a decision delay.
+            const std::vector<std::string> settings =
+                seed % 5 == 0 ? std::vector<std::string>{"ballast.planner.decision.delay.ms=2500"}
+                              : std::vector<std::string>{};
+            auto engine = start(dir / "journal", &port, live, test_config(settings));
             feed_all(*engine, testing::random_stream(seed));
         }
         store::JournalOptions read_only;

@@ -82,6 +82,45 @@ TEST(Executor, SubmitsEachAcceptedActionOnce) {
     EXPECT_EQ(decisions_of<events::ActionSubmitted>(log).size(), 2u);
 }
 
+// With ballast.planner.decision.delay.ms the round at 11 s plans at once
+// but hands its actions over at the first Tick 3 s later: Ticks before it
+// flow past the round, and the executor submits nothing early.
+TEST(Executor, ADecisionDelayHandsTheActionsOverAtTheFirstTickPastIt) {
+    TempDir dir;
+    FakePort port;
+    DecisionLog log;
+    auto engine = start(dir / "j", &port, log, config_with({"ballast.planner.decision.delay.ms=3000"}));
+    feed(*engine, dead_broker());
+    ASSERT_FALSE(log.plans().empty());
+    ASSERT_EQ(log.plans().back().actions.size(), 2u) << "planned at 11 s";
+    EXPECT_TRUE(port.submitted().empty());
+    feed(*engine, {tick(12'000), tick(13'999)});
+    EXPECT_TRUE(port.submitted().empty()) << "handed over before its Tick";
+    feed(*engine, {tick(14'000)});
+    ASSERT_EQ(port.submitted().size(), 2u);
+    const auto submitted = decisions_of<events::ActionSubmitted>(log);
+    ASSERT_EQ(submitted.size(), 2u);
+    // Submitted when they were handed over: after the Ticks that passed, before
+    // the one that took the decision (the executor's clock is at 13,999).
+    for (const Event& e : log.events()) {
+        if (std::holds_alternative<events::ActionSubmitted>(e.body)) EXPECT_EQ(e.time_ms, 13'999);
+    }
+}
+
+// An operator command cannot pass a decision: it takes it first.
+TEST(Executor, AnOperatorCommandTakesADelayedDecisionFirst) {
+    TempDir dir;
+    FakePort port;
+    DecisionLog log;
+    auto engine = start(dir / "j", &port, log, config_with({"ballast.planner.decision.delay.ms=3000"}));
+    feed(*engine, dead_broker());
+    ASSERT_EQ(log.plans().back().actions.size(), 2u) << "planned at 11 s";
+    EXPECT_TRUE(port.submitted().empty());
+    feed(*engine, {testing::at(12'000, events::OperatorCommand{events::CommandKind::pause, {}, {}, {}, "test"},
+                               events::Source::operator_)});
+    EXPECT_EQ(port.submitted().size(), 2u) << "the decision was not handed over before the pause";
+}
+
 TEST(Executor, TimesOutAndCancelsWhatRunsTooLong) {
     TempDir dir;
     FakePort port;
