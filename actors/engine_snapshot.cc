@@ -23,8 +23,13 @@ constexpr char trailer[4] = {'E', 'N', 'D', '!'};
 constexpr uint32_t version = 2;
 constexpr uint32_t version_oldest_read = 1;
 
+/// Collects the encoded bytes: all of them (take), or, with a sink, hands
+/// them over whenever `flush_bytes` have gathered.
 class Writer {
 public:
+    Writer() = default;
+    Writer(const SnapshotSink& sink, size_t flush_bytes) : _sink(&sink), _flush_bytes(flush_bytes) {}
+
     template <class T>
     void raw(T value) {
         static_assert(std::is_trivially_copyable_v<T>);
@@ -37,11 +42,31 @@ public:
         _out += s;
     }
     void bytes(const void* data, size_t size) { _out.append(static_cast<const char*>(data), size); }
-    void reserve(size_t size) { _out.reserve(size); }
+    /// Room for `size` bytes, unless they go to a sink in pieces.
+    void reserve(size_t size) {
+        if (!_sink) _out.reserve(size);
+    }
     std::string take() { return std::move(_out); }
 
+    void maybe_flush() {
+        if (_sink && _out.size() >= _flush_bytes) flush();
+    }
+    /// The rest to the sink; the first error the sink gave, if any.
+    events::Status finish() {
+        if (_sink) flush();
+        return _status;
+    }
+
 private:
+    void flush() {
+        if (_status.ok() && !_out.empty()) _status = (*_sink)(_out);
+        _out.clear();
+    }
+
     std::string _out;
+    const SnapshotSink* _sink = nullptr;
+    size_t _flush_bytes = 0;
+    events::Status _status;
 };
 
 class Reader {
@@ -176,8 +201,9 @@ bool read_sample(Reader& r, events::BrokerSample* s) {
 
 }  // namespace
 
-std::string encode_snapshot(const EngineSnapshot& s) {
-    Writer w;
+namespace {
+
+void encode_into(Writer& w, const EngineSnapshot& s) {
     w.bytes(magic, sizeof magic);
     w.raw(version);
     w.raw(s.seq);
@@ -201,7 +227,10 @@ std::string encode_snapshot(const EngineSnapshot& s) {
     // copied and faulted in hundreds of MB more while the stream ran.
     w.reserve(s.partitions.size() * sizeof(PartitionRecord) + (1u << 20));
     w.raw<uint32_t>(static_cast<uint32_t>(s.partitions.size()));
-    for (const PartitionRecord& p : s.partitions) write_partition(w, p);
+    for (const PartitionRecord& p : s.partitions) {
+        write_partition(w, p);
+        w.maybe_flush();
+    }
 
     w.raw<uint32_t>(static_cast<uint32_t>(s.brokers.size()));
     for (const BrokerRecord& b : s.brokers) {
@@ -248,7 +277,20 @@ std::string encode_snapshot(const EngineSnapshot& s) {
     for (const std::string& line : sc.unfixable) w.str(line);
 
     w.bytes(trailer, sizeof trailer);
+}
+
+}  // namespace
+
+std::string encode_snapshot(const EngineSnapshot& s) {
+    Writer w;
+    encode_into(w, s);
     return w.take();
+}
+
+events::Status encode_snapshot(const EngineSnapshot& s, const SnapshotSink& sink) {
+    Writer w(sink, snapshot_piece_bytes);
+    encode_into(w, s);
+    return w.finish();
 }
 
 events::Result<EngineSnapshot> decode_snapshot(std::string_view bytes) {

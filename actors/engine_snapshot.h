@@ -7,6 +7,7 @@
 /// damaged snapshot is an error naming what could not be read, never a crash.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -65,6 +66,13 @@ using SnapshotPtr = std::shared_ptr<const EngineSnapshot>;
 using SnapshotDraftPtr = std::shared_ptr<EngineSnapshot>;
 
 std::string encode_snapshot(const EngineSnapshot& snapshot);
+/// The same bytes, handed to `sink` in pieces of about
+/// `snapshot_piece_bytes` as they are made (the journal writes them as they
+/// come: store::SnapshotWriter), so the encoding never sits in memory whole
+/// (~160 MB at 1M partitions). Returns the first error the sink gave.
+using SnapshotSink = std::function<events::Status(std::string_view)>;
+inline constexpr size_t snapshot_piece_bytes = 1u << 20;
+events::Status encode_snapshot(const EngineSnapshot& snapshot, const SnapshotSink& sink);
 events::Result<EngineSnapshot> decode_snapshot(std::string_view bytes);
 
 }  // namespace ballast::actors

@@ -5,23 +5,15 @@
 
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
-#include <rocksdb/sst_file_writer.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
 #include "store/journal_record.h"
+#include "store/journal_rocks.h"
 
 namespace ballast::store {
 
 using events::make_error;
-
-namespace {
-
-constexpr const char* snapshots_cf_name = "snapshots";
-/// Snapshots this large are ingested as a table file (see ingest_snapshot).
-constexpr size_t snapshot_ingest_min_bytes = 4 << 20;
-/// The name of such a file while it is written, in the journal directory.
-constexpr const char* snapshot_file_prefix = "snapshot-ingest-";
 
 Error rocks_error(const std::string& what, const rocksdb::Status& status) {
     const ErrorCode code = status.IsCorruption() ? ErrorCode::corruption
@@ -58,8 +50,6 @@ rocksdb::Options db_options(const JournalOptions& options) {
     o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
     return o;
 }
-
-}  // namespace
 
 Journal::Journal(std::string path, JournalOptions options)
     : _path(std::move(path)), _options(options) {}
@@ -320,106 +310,6 @@ Result<events::Event> Journal::read_one(uint64_t seq) const {
     return std::move(events->front());
 }
 
-// ---------------------------------------------------------------- snapshots
-
-Status Journal::write_snapshot(uint64_t seq, std::span<const uint8_t> bytes) {
-    if (_options.read_only) {
-        return make_error(ErrorCode::conflict, "journal " + _path + " is open read-only");
-    }
-    const uint64_t first = first_seq();
-    const uint64_t last = last_seq();
-    if (seq == 0 || seq > last || seq + 1 < first) {
-        return make_error(ErrorCode::invalid_argument,
-                          "snapshot seq " + std::to_string(seq) + " is outside the journal (" +
-                              std::to_string(first) + ".." + std::to_string(last) + ")");
-    }
-    std::string value;
-    encode_record(bytes, &value);
-    if (value.size() >= snapshot_ingest_min_bytes) return ingest_snapshot(seq, value);
-    rocksdb::WriteOptions write_options;
-    write_options.sync = _options.sync;
-    const rocksdb::Status status = _db->Put(write_options, _snapshots_cf, key_string(seq), value);
-    if (!status.ok()) return rocks_error("snapshot seq " + std::to_string(seq), status);
-    return {};
-}
-
-/// A large snapshot goes in as a table file of its own: written and synced
-/// beside the database, then ingested (moved in, one manifest entry). A Put
-/// of it would hold RocksDB's write path (the WAL, then the memtable) for
-/// the whole write, and every append behind it would wait: ~0.8 s for the
-/// 160 MB of a 1M-partition engine. The file's one key is newer than any
-/// snapshot key in the memtable, so the ingest needs no flush.
-Status Journal::ingest_snapshot(uint64_t seq, const std::string& value) {
-    const std::string what = "snapshot seq " + std::to_string(seq);
-    const std::string file = (std::filesystem::path(_path) / (snapshot_file_prefix + std::to_string(seq) + ".sst")).string();
-    rocksdb::Options options = db_options(_options);
-    rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), options, _snapshots_cf);
-    rocksdb::Status status = writer.Open(file);
-    if (status.ok()) status = writer.Put(key_string(seq), value);
-    if (status.ok()) status = writer.Finish();  // syncs the file
-    if (status.ok()) {
-        rocksdb::IngestExternalFileOptions ingest;
-        ingest.move_files = true;
-        status = _db->IngestExternalFile(_snapshots_cf, {file}, ingest);
-    }
-    std::error_code ec;
-    std::filesystem::remove(file, ec);  // moved in (a link) or failed: either way not needed
-    if (!status.ok()) return rocks_error(what + " (ingesting " + file + ")", status);
-    return {};
-}
-
-Result<std::optional<Snapshot>> Journal::newest_snapshot() const {
-    std::unique_ptr<rocksdb::Iterator> it(_db->NewIterator(rocksdb::ReadOptions(), _snapshots_cf));
-    it->SeekToLast();
-    if (!it->status().ok()) return rocks_error("journal " + _path + " snapshots", it->status());
-    if (!it->Valid()) return std::optional<Snapshot>();
-    uint64_t seq = 0;
-    if (!decode_key(it->key().ToStringView(), &seq)) {
-        return make_error(ErrorCode::corruption,
-                          "journal " + _path + ": a snapshot key is not an 8-byte sequence number");
-    }
-    std::span<const uint8_t> payload;
-    if (Status status =
-            check_record("snapshot seq " + std::to_string(seq), it->value().ToStringView(), &payload);
-        !status) {
-        return status.error();
-    }
-    return std::optional<Snapshot>(
-        Snapshot{seq, std::string(reinterpret_cast<const char*>(payload.data()), payload.size())});
-}
-
-Result<std::vector<uint64_t>> Journal::snapshot_seqs() const {
-    std::vector<uint64_t> seqs;
-    std::unique_ptr<rocksdb::Iterator> it(_db->NewIterator(rocksdb::ReadOptions(), _snapshots_cf));
-    for (it->SeekToFirst(); it->Valid(); it->Next()) {
-        uint64_t seq = 0;
-        if (!decode_key(it->key().ToStringView(), &seq)) {
-            return make_error(ErrorCode::corruption, "journal " + _path +
-                                                         ": a snapshot key is not an 8-byte "
-                                                         "sequence number");
-        }
-        seqs.push_back(seq);
-    }
-    if (!it->status().ok()) return rocks_error("journal " + _path + " snapshots", it->status());
-    return seqs;
-}
-
-Result<Snapshot> Journal::read_snapshot(uint64_t seq) const {
-    std::string value;
-    const rocksdb::Status status =
-        _db->Get(rocksdb::ReadOptions(), _snapshots_cf, key_string(seq), &value);
-    if (status.IsNotFound()) {
-        return make_error(ErrorCode::not_found, "no snapshot at seq " + std::to_string(seq));
-    }
-    if (!status.ok()) return rocks_error("snapshot seq " + std::to_string(seq), status);
-    std::span<const uint8_t> payload;
-    if (Status checked = check_record("snapshot seq " + std::to_string(seq), value, &payload);
-        !checked) {
-        return checked.error();
-    }
-    return Snapshot{seq, std::string(reinterpret_cast<const char*>(payload.data()), payload.size())};
-}
-
 // ---------------------------------------------------------------- maintenance
 
 Result<uint64_t> Journal::truncate_after(const std::string& path, uint64_t seq) {
@@ -459,8 +349,10 @@ Result<uint64_t> Journal::truncate_after(const std::string& path, uint64_t seq) 
     rocksdb::WriteBatch batch;
     batch.DeleteRange(journal->_events_cf, begin, end);
     batch.Delete(journal->_events_cf, end);  // DeleteRange's end is exclusive
-    batch.DeleteRange(journal->_snapshots_cf, begin, end);
-    batch.Delete(journal->_snapshots_cf, end);
+    // Snapshot keys are 8 bytes, or 12 for the parts of one (journal_record.h).
+    const std::string snapshots_end(snapshot_part_key_size, '\xff');
+    batch.DeleteRange(journal->_snapshots_cf, begin, snapshots_end);
+    batch.Delete(journal->_snapshots_cf, snapshots_end);
     rocksdb::WriteOptions write_options;
     write_options.sync = true;
     status = db->Write(write_options, &batch);

@@ -7,8 +7,10 @@
 /// Layout in RocksDB (one database per journal directory):
 ///   column family "default":   key = seq as 8 big-endian bytes,
 ///                              value = record (see journal_record.h)
-///   column family "snapshots": key = seq as 8 big-endian bytes,
-///                              value = record framing of opaque engine state
+///   column family "snapshots": key = seq as 8 big-endian bytes, then the
+///                              part's index as 4 (parts of ~1 MiB, each a
+///                              record of its own; snapshots written before
+///                              parts are one record under the 8 bytes)
 /// Big-endian keys sort in sequence order, so a range read is one iterator
 /// walk and the newest snapshot is the last key of its family.
 ///
@@ -37,6 +39,7 @@
 namespace rocksdb {
 class DB;
 class ColumnFamilyHandle;
+class SstFileWriter;
 }  // namespace rocksdb
 
 namespace ballast::store {
@@ -88,6 +91,45 @@ struct TransferReport {
 /// (valid only during the call). Return false to stop early.
 using RecordVisitor = std::function<bool(uint64_t seq, std::span<const uint8_t> event_bytes)>;
 
+class Journal;
+
+/// One snapshot written as it is encoded (`Journal::begin_snapshot`): bytes
+/// go in as they come and out in parts of `part_bytes`, so a 160 MB engine
+/// state never sits in memory whole. Nothing is visible until `finish`,
+/// which writes every part at once: a WriteBatch while the snapshot is
+/// small, else a table file ingested in one step (from the moment it
+/// reaches 4 MiB, the parts go straight to that file). Dropped unfinished,
+/// it leaves nothing behind.
+class SnapshotWriter {
+public:
+    static constexpr size_t part_bytes = 1u << 20;
+
+    ~SnapshotWriter();
+    SnapshotWriter(const SnapshotWriter&) = delete;
+    SnapshotWriter& operator=(const SnapshotWriter&) = delete;
+
+    Status append(std::span<const uint8_t> bytes);
+    /// Writes the last part and makes the snapshot visible.
+    Status finish();
+
+private:
+    friend class Journal;
+    SnapshotWriter(Journal& journal, uint64_t seq);
+    /// The pending bytes as the next part; `last` marks the end.
+    Status seal_part(bool last);
+    Status to_file();
+
+    Journal& _journal;
+    uint64_t _seq;
+    std::string _pending;  // bytes of the part being filled
+    uint32_t _parts = 0;   // parts sealed so far
+    std::vector<std::pair<std::string, std::string>> _held;  // sealed parts (key, record) not yet in a file
+    size_t _held_bytes = 0;
+    std::string _file;  // the table file, once the snapshot is large
+    std::unique_ptr<rocksdb::SstFileWriter> _writer;
+    bool _finished = false;
+};
+
 class Journal {
 public:
     /// Opens (or creates) the journal at `path`, finds first and last seq and
@@ -131,6 +173,8 @@ public:
     /// writes snapshots beside the appends), never two at once, and not
     /// while apply_retention runs.
     Status write_snapshot(uint64_t seq, std::span<const uint8_t> bytes);
+    /// The same, written as it is made (see SnapshotWriter); the same rules.
+    Result<std::unique_ptr<SnapshotWriter>> begin_snapshot(uint64_t seq);
     /// The newest snapshot, checked; nullopt when there is none.
     Result<std::optional<Snapshot>> newest_snapshot() const;
     /// Sequence numbers of all stored snapshots, oldest first.
@@ -162,10 +206,12 @@ public:
     const JournalOptions& options() const { return _options; }
 
 private:
+    friend class SnapshotWriter;
     Journal(std::string path, JournalOptions options);
 
     Status recover();
-    Status ingest_snapshot(uint64_t seq, const std::string& value);
+    /// The snapshot at `seq` in whichever layout it was written.
+    Result<Snapshot> read_snapshot_records(uint64_t seq) const;
     Status verify_range(uint64_t from, uint64_t to) const;
 
     std::string _path;

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -42,6 +43,32 @@ inline bool decode_key(std::string_view key, uint64_t* seq) {
     uint64_t value = 0;
     for (const char c : key) value = (value << 8) | static_cast<uint8_t>(c);
     *seq = value;
+    return true;
+}
+
+/// Snapshots written in parts (see journal_snapshots.cc): key = seq as 8
+/// big-endian bytes, then the part's index as 4 big-endian bytes. The parts
+/// of snapshot seq sort right after key_string(seq) and before
+/// key_string(seq + 1), so ranges by seq cover them.
+inline constexpr size_t snapshot_part_key_size = key_size + 4;
+
+inline std::string snapshot_part_key(uint64_t seq, uint32_t part) {
+    std::string key = key_string(seq);
+    for (int shift = 24; shift >= 0; shift -= 8) key.push_back(static_cast<char>((part >> shift) & 0xFF));
+    return key;
+}
+
+/// A snapshot key: 8 bytes (a snapshot in one record) or 12 (one part of
+/// one). false for any other size.
+inline bool decode_snapshot_key(std::string_view key, uint64_t* seq, std::optional<uint32_t>* part) {
+    if (key.size() == key_size) {
+        part->reset();
+        return decode_key(key, seq);
+    }
+    if (key.size() != snapshot_part_key_size || !decode_key(key.substr(0, key_size), seq)) return false;
+    uint32_t index = 0;
+    for (const char c : key.substr(key_size)) index = (index << 8) | static_cast<uint8_t>(c);
+    *part = index;
     return true;
 }
 

@@ -58,6 +58,24 @@ public:
         put(seq, value, snapshot);
     }
 
+    /// The same by raw key in the snapshots family (a snapshot's parts are
+    /// under seq + part index: store::snapshot_part_key).
+    std::string get_snapshot_key(const std::string& key) {
+        std::string value;
+        _db->Get(rocksdb::ReadOptions(), family(true), key, &value);
+        return value;
+    }
+    void put_snapshot_key(const std::string& key, const std::string& value) {
+        rocksdb::WriteOptions sync;
+        sync.sync = true;
+        _db->Put(sync, family(true), key, value);
+    }
+    void remove_snapshot_key(const std::string& key) {
+        rocksdb::WriteOptions sync;
+        sync.sync = true;
+        _db->Delete(sync, family(true), key);
+    }
+
 private:
     rocksdb::ColumnFamilyHandle* family(bool snapshot) { return _handles[snapshot ? 1 : 0]; }
 

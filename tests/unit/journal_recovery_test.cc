@@ -129,9 +129,82 @@ TEST(JournalRecovery, ADamagedSnapshotIsNamed) {
     make_journal(dir / "j", 30, /*snapshot_seq=*/20);
     {
         RawJournal raw(dir / "j");
-        raw.mutate(20, [](std::string& v) { flip_bit(v, v.size() - 1, 0); }, /*snapshot=*/true);
+        const std::string key = snapshot_part_key(20, 0);
+        std::string value = raw.get_snapshot_key(key);
+        ASSERT_FALSE(value.empty()) << "the snapshot is not where its layout says";
+        flip_bit(value, value.size() - 1, 0);
+        raw.put_snapshot_key(key, value);
     }
-    expect_open_fails(dir / "j", "snapshot seq 20: CRC32C mismatch");
+    expect_open_fails(dir / "j", "snapshot seq 20 part 0: CRC32C mismatch");
+}
+
+/// A snapshot of several parts (3.5 MiB: four parts, written in one batch).
+void make_journal_with_parts(const std::string& path, std::string* state) {
+    Result<std::unique_ptr<Journal>> journal = Journal::open(path, {});
+    ASSERT_TRUE(journal.ok()) << journal.error().to_string();
+    std::vector<events::Event> events = sample_events(1, 30);
+    ASSERT_TRUE((*journal)->append(events).ok());
+    state->assign(3 * SnapshotWriter::part_bytes + SnapshotWriter::part_bytes / 2, '\0');
+    for (size_t i = 0; i < state->size(); i++) (*state)[i] = static_cast<char>(i * 31 + i / 4096);
+    ASSERT_TRUE((*journal)->write_snapshot(20, {reinterpret_cast<const uint8_t*>(state->data()), state->size()}).ok());
+}
+
+TEST(JournalRecovery, AMissingPartOfASnapshotIsNamed) {
+    TempDir dir;
+    std::string state;
+    make_journal_with_parts(dir / "j", &state);
+    {
+        Result<std::unique_ptr<Journal>> journal = Journal::open(dir / "j", {});
+        ASSERT_TRUE(journal.ok()) << journal.error().to_string();
+        Result<Snapshot> read = (*journal)->read_snapshot(20);
+        ASSERT_TRUE(read.ok()) << read.error().to_string();
+        EXPECT_TRUE(read->bytes == state) << "four parts read back different bytes";
+    }
+    {
+        RawJournal raw(dir / "j");
+        ASSERT_FALSE(raw.get_snapshot_key(snapshot_part_key(20, 3)).empty());
+        EXPECT_TRUE(raw.get_snapshot_key(snapshot_part_key(20, 4)).empty()) << "more parts than 3.5 MiB needs";
+        raw.remove_snapshot_key(snapshot_part_key(20, 1));
+    }
+    expect_open_fails(dir / "j", "snapshot seq 20: part 1 is missing");
+}
+
+TEST(JournalRecovery, ASnapshotWithoutItsLastPartIsNamed) {
+    TempDir dir;
+    std::string state;
+    make_journal_with_parts(dir / "j", &state);
+    {
+        RawJournal raw(dir / "j");
+        raw.remove_snapshot_key(snapshot_part_key(20, 3));
+    }
+    expect_open_fails(dir / "j", "snapshot seq 20: ends at part 2 without its last part");
+}
+
+/// Journals written before snapshots had parts keep them as one record
+/// under the seq alone; they read as before.
+TEST(JournalRecovery, ASnapshotInOneRecordStillReads) {
+    TempDir dir;
+    make_journal(dir / "j", 30);
+    {
+        RawJournal raw(dir / "j");
+        const std::string state = "state written in one record";
+        std::string value;
+        encode_record({reinterpret_cast<const uint8_t*>(state.data()), state.size()}, &value);
+        raw.put(20, value, /*snapshot=*/true);
+    }
+    Result<std::unique_ptr<Journal>> journal = Journal::open(dir / "j", {});
+    ASSERT_TRUE(journal.ok()) << journal.error().to_string();
+    Result<std::optional<Snapshot>> newest = (*journal)->newest_snapshot();
+    ASSERT_TRUE(newest.ok()) << newest.error().to_string();
+    ASSERT_TRUE(newest->has_value());
+    EXPECT_EQ((*newest)->seq, 20u);
+    EXPECT_EQ((*newest)->bytes, "state written in one record");
+    // A newer one in parts sits beside it; both are listed once.
+    const std::string later = "later";
+    ASSERT_TRUE((*journal)->write_snapshot(25, {reinterpret_cast<const uint8_t*>(later.data()), later.size()}).ok());
+    Result<std::vector<uint64_t>> seqs = (*journal)->snapshot_seqs();
+    ASSERT_TRUE(seqs.ok());
+    EXPECT_EQ(*seqs, (std::vector<uint64_t>{20, 25}));
 }
 
 TEST(JournalRecovery, DamageBeforeTheSnapshotSurfacesWhenRead) {
@@ -162,6 +235,10 @@ TEST(JournalRecovery, TruncateAfterIsTheWayOut) {
         std::string value;
         encode_record({reinterpret_cast<const uint8_t*>(state.data()), state.size()}, &value);
         raw.put(80, value, /*snapshot=*/true);
+        // And one in parts at 85 (a part as the writer makes it, last flag set).
+        std::string part = std::string(1, '\x01') + state;
+        encode_record({reinterpret_cast<const uint8_t*>(part.data()), part.size()}, &value);
+        raw.put_snapshot_key(snapshot_part_key(85, 0), value);
         raw.mutate(90, [](std::string& v) { flip_bit(v, 20, 7); });
     }
     expect_open_fails(dir / "j", "journal record seq 90");
@@ -174,7 +251,7 @@ TEST(JournalRecovery, TruncateAfterIsTheWayOut) {
     Result<std::unique_ptr<Journal>> journal = Journal::open(dir / "j", {});
     ASSERT_TRUE(journal.ok()) << journal.error().to_string();
     EXPECT_EQ((*journal)->last_seq(), 75u);
-    // The snapshot at 80 described state that no longer exists: it went too.
+    // The snapshots at 80 and 85 described state that no longer exists: they went too.
     Result<std::vector<uint64_t>> snapshots = (*journal)->snapshot_seqs();
     ASSERT_TRUE(snapshots.ok());
     EXPECT_EQ(*snapshots, std::vector<uint64_t>{50});

@@ -1,0 +1,27 @@
+#pragma once
+
+/// What the journal's source files share about RocksDB; private to store/.
+
+#include <string>
+
+#include <rocksdb/options.h>
+#include <rocksdb/status.h>
+
+#include "store/journal.h"
+
+namespace ballast::store {
+
+inline constexpr const char* snapshots_cf_name = "snapshots";
+/// A snapshot that reaches this size while it is written goes in as a table
+/// file of its own, ingested (see journal_snapshots.cc).
+inline constexpr size_t snapshot_ingest_min_bytes = 4 << 20;
+/// The name of such a file while it is written, in the journal directory.
+inline constexpr const char* snapshot_file_prefix = "snapshot-ingest-";
+
+/// A RocksDB status as the journal's error, `what` naming what failed.
+Error rocks_error(const std::string& what, const rocksdb::Status& status);
+
+/// The database and column family options every open uses.
+rocksdb::Options db_options(const JournalOptions& options);
+
+}  // namespace ballast::store
