@@ -52,7 +52,7 @@ rocksdb::Options db_options(const JournalOptions& options) {
 }
 
 Journal::Journal(std::string path, JournalOptions options)
-    : _path(std::move(path)), _options(options) {}
+    : _path(std::move(path)), _options(options), _run(std::make_unique<RunBuilder>()) {}
 
 Journal::~Journal() {
     if (_db) {
@@ -120,14 +120,15 @@ Status Journal::recover() {
         std::unique_ptr<rocksdb::Iterator> it(_db->NewIterator(rocksdb::ReadOptions(), _events_cf));
         it->SeekToFirst();
         if (it->Valid()) {
-            if (!decode_key(it->key().ToStringView(), &first)) {
+            uint64_t unused = 0;
+            if (!decode_run_key(it->key().ToStringView(), &first, &unused)) {
                 return make_error(ErrorCode::corruption,
-                                  journal_name + ": first key is not an 8-byte sequence number");
+                                  journal_name + ": first key is not a run of sequence numbers");
             }
             it->SeekToLast();
-            if (!it->Valid() || !decode_key(it->key().ToStringView(), &last)) {
+            if (!it->Valid() || !decode_run_key(it->key().ToStringView(), &unused, &last)) {
                 return make_error(ErrorCode::corruption,
-                                  journal_name + ": last key is not an 8-byte sequence number");
+                                  journal_name + ": last key is not a run of sequence numbers");
             }
         }
         if (!it->status().ok()) return rocks_error(journal_name, it->status());
@@ -175,32 +176,64 @@ Status Journal::recover() {
 
 Status Journal::verify_range(uint64_t from, uint64_t to) const {
     assert(from <= to);
-    uint64_t expected = from;
-    Status status;
     // scan() clamps to [_first_seq, _last_seq], which recover() has not set
     // yet, so walk directly here.
+    return walk(from, to, nullptr);
+}
+
+/// Visits every event in [from, to], checked, in order. Runs are found by
+/// key: the one holding `from` is the last whose first seq is at most
+/// `from` (SeekForPrev), and each next one must start where the last
+/// ended, or a seq is missing.
+Status Journal::walk(uint64_t from, uint64_t to, const RecordVisitor* visit) const {
+    assert(from <= to);
     rocksdb::ReadOptions read_options;
-    read_options.fill_cache = false;
+    read_options.fill_cache = false;  // a scan reads each record once
     read_options.readahead_size = 2 << 20;
+    // Every key of a run that starts after `to` sorts at or after this one
+    // (8-byte keys of older journals included).
+    const std::string upper = key_string(to + 1);
+    const rocksdb::Slice upper_slice(upper);
+    if (to != UINT64_MAX) read_options.iterate_upper_bound = &upper_slice;
     std::unique_ptr<rocksdb::Iterator> it(_db->NewIterator(read_options, _events_cf));
+    it->SeekForPrev(run_key(from, UINT64_MAX));
+    if (!it->Valid()) it->Seek(key_string(from));  // no run starts at or before `from`
+
     std::vector<uint64_t> aligned;
-    for (it->Seek(key_string(from)); it->Valid() && expected <= to; it->Next()) {
-        uint64_t seq = 0;
-        if (!decode_key(it->key().ToStringView(), &seq)) {
-            return make_error(ErrorCode::corruption, "journal record after seq " +
-                                                         std::to_string(expected - 1) +
-                                                         ": key is not an 8-byte sequence number");
+    uint64_t expected = from;
+    for (; it->Valid() && expected <= to; it->Next()) {
+        uint64_t first = 0;
+        uint64_t last = 0;
+        if (!decode_run_key(it->key().ToStringView(), &first, &last)) {
+            return make_error(ErrorCode::corruption, "journal record seq " + std::to_string(expected) +
+                                                         ": its run's key is not a run of sequence numbers");
         }
-        if (seq != expected) {
-            return make_error(ErrorCode::corruption, "journal record seq " +
-                                                         std::to_string(expected) +
+        const bool before_from = expected == from && last < from;
+        if (before_from) continue;  // SeekForPrev's run ends before `from`
+        if (expected > from && first < expected) {
+            return make_error(ErrorCode::corruption, "journal run seq " + std::to_string(first) + ".." +
+                                                         std::to_string(last) + " overlaps seq " +
+                                                         std::to_string(expected - 1));
+        }
+        if (first > expected) {
+            return make_error(ErrorCode::corruption, "journal record seq " + std::to_string(expected) +
                                                          ": missing (next present is seq " +
-                                                         std::to_string(seq) + ")");
+                                                         std::to_string(first) + ")");
         }
-        std::span<const uint8_t> bytes;
-        status = check_event_record(seq, it->value().ToStringView(), &aligned, &bytes);
-        if (!status) return status;
-        expected++;
+        RunCursor cursor(first, last, it->key().size() == key_size, it->value().ToStringView());
+        while (!cursor.done() && cursor.next_seq() <= to) {
+            uint64_t seq = 0;
+            std::string_view record;
+            if (Status framed = cursor.next(&seq, &record); !framed) return framed;
+            if (seq < expected) continue;
+            std::span<const uint8_t> bytes;
+            if (Status status = check_event_record(seq, record, &aligned, &bytes); !status) return status;
+            if (visit && !(*visit)(seq, bytes)) return {};
+            expected = seq + 1;
+        }
+        if (cursor.done()) {
+            if (Status status = cursor.finish(); !status) return status;
+        }
     }
     if (!it->status().ok()) {
         return rocks_error("journal record seq " + std::to_string(expected), it->status());
@@ -219,16 +252,20 @@ Result<uint64_t> Journal::append(std::span<events::Event> batch) {
     const uint64_t last = last_seq();
     if (batch.empty()) return last;
 
+    // One run per batch (split when long): one key, not one per event.
     rocksdb::WriteBatch write_batch;
-    char key[key_size];
     uint64_t seq = last;
+    _run->clear();
     for (events::Event& event : batch) {
         seq++;
         event.seq = seq;
-        encode_record(_encoder.encode(event), &_value_scratch);
-        encode_key(seq, key);
-        write_batch.Put(_events_cf, rocksdb::Slice(key, key_size), _value_scratch);
+        if (_run->full()) {
+            write_batch.Put(_events_cf, _run->key(), _run->value());
+            _run->clear();
+        }
+        _run->add(seq, _encoder.encode(event));
     }
+    write_batch.Put(_events_cf, _run->key(), _run->value());
     rocksdb::WriteOptions write_options;
     write_options.sync = _options.sync;
     const rocksdb::Status status = _db->Write(write_options, &write_batch);
@@ -248,39 +285,7 @@ Status Journal::scan(uint64_t from, uint64_t to, const RecordVisitor& visit) con
     from = std::max(from, first_seq());
     to = std::min(to, last_seq());
     if (from > to) return {};
-
-    rocksdb::ReadOptions read_options;
-    read_options.fill_cache = false;  // a scan reads each record once
-    read_options.readahead_size = 2 << 20;
-    const std::string upper = key_string(to + 1);
-    const rocksdb::Slice upper_slice(upper);
-    if (to != UINT64_MAX) read_options.iterate_upper_bound = &upper_slice;
-    std::unique_ptr<rocksdb::Iterator> it(_db->NewIterator(read_options, _events_cf));
-
-    std::vector<uint64_t> aligned;
-    uint64_t expected = from;
-    for (it->Seek(key_string(from)); it->Valid(); it->Next()) {
-        uint64_t seq = 0;
-        if (!decode_key(it->key().ToStringView(), &seq) || seq != expected) {
-            return make_error(ErrorCode::corruption,
-                              "journal record seq " + std::to_string(expected) + ": missing");
-        }
-        std::span<const uint8_t> bytes;
-        if (Status status = check_event_record(seq, it->value().ToStringView(), &aligned, &bytes);
-            !status) {
-            return status;
-        }
-        if (!visit(seq, bytes)) return {};
-        expected++;
-    }
-    if (!it->status().ok()) {
-        return rocks_error("journal record seq " + std::to_string(expected), it->status());
-    }
-    if (expected <= to) {
-        return make_error(ErrorCode::corruption,
-                          "journal record seq " + std::to_string(expected) + ": missing");
-    }
-    return {};
+    return walk(from, to, &visit);
 }
 
 Result<std::vector<events::Event>> Journal::read(uint64_t from, uint64_t to) const {
@@ -336,17 +341,46 @@ Result<uint64_t> Journal::truncate_after(const std::string& path, uint64_t seq) 
     journal->_events_cf = journal->_handles[0];
     journal->_snapshots_cf = journal->_handles[1];
 
-    // Count what goes, by keys only.
+    // Count what goes by the runs' keys. The one run that holds `seq` and
+    // more is cut: its records up to `seq` are kept as they are, unchecked
+    // (the journal may be failing its checks; only the lengths that frame
+    // them are read).
+    if (seq == UINT64_MAX) return uint64_t{0};
     uint64_t deleted = 0;
+    rocksdb::WriteBatch batch;
     {
         std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions(),
                                                               journal->_events_cf));
-        for (it->Seek(key_string(seq + 1)); it->Valid(); it->Next()) deleted++;
+        it->SeekForPrev(run_key(seq, UINT64_MAX));
+        if (!it->Valid()) it->SeekToFirst();
+        for (; it->Valid(); it->Next()) {
+            uint64_t first = 0;
+            uint64_t last = 0;
+            if (!decode_run_key(it->key().ToStringView(), &first, &last)) {
+                return make_error(ErrorCode::corruption,
+                                  "truncate journal " + path + ": a key after seq " + std::to_string(seq) +
+                                      " is not a run of sequence numbers");
+            }
+            if (last <= seq) continue;
+            if (first > seq) {
+                deleted += last - first + 1;
+                continue;
+            }
+            Result<std::string> kept = slice_run(it->key().ToStringView(), it->value().ToStringView(), first, seq);
+            if (!kept) {
+                return make_error(kept.error().code,
+                                  "truncate journal " + path + " after seq " + std::to_string(seq) + ": " +
+                                      kept.error().message + " (truncate after seq " + std::to_string(first - 1) +
+                                      " instead, before its run)");
+            }
+            batch.Delete(journal->_events_cf, it->key());
+            batch.Put(journal->_events_cf, run_key(first, seq), *kept);
+            deleted += last - seq;
+        }
+        if (!it->status().ok()) return rocks_error("truncate journal " + path, it->status());
     }
-    if (seq == UINT64_MAX) return deleted;
     const std::string begin = key_string(seq + 1);
-    const std::string end(key_size, '\xff');
-    rocksdb::WriteBatch batch;
+    const std::string end(run_key_size, '\xff');
     batch.DeleteRange(journal->_events_cf, begin, end);
     batch.Delete(journal->_events_cf, end);  // DeleteRange's end is exclusive
     // Snapshot keys are 8 bytes, or 12 for the parts of one (journal_record.h).

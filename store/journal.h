@@ -5,8 +5,10 @@
 /// always be rebuilt from the newest snapshot plus the events after it.
 ///
 /// Layout in RocksDB (one database per journal directory):
-///   column family "default":   key = seq as 8 big-endian bytes,
-///                              value = record (see journal_record.h)
+///   column family "default":   key = a run's first and last seq, 8
+///                              big-endian bytes each; value = the run's
+///                              event records (journal_record.h: one key
+///                              per append, not per event)
 ///   column family "snapshots": key = seq as 8 big-endian bytes, then the
 ///                              part's index as 4 (parts of ~1 MiB, each a
 ///                              record of its own; snapshots written before
@@ -92,6 +94,7 @@ struct TransferReport {
 using RecordVisitor = std::function<bool(uint64_t seq, std::span<const uint8_t> event_bytes)>;
 
 class Journal;
+class RunBuilder;  // journal_record.h
 
 /// One snapshot written as it is encoded (`Journal::begin_snapshot`): bytes
 /// go in as they come and out in parts of `part_bytes`, so a 160 MB engine
@@ -213,6 +216,8 @@ private:
     /// The snapshot at `seq` in whichever layout it was written.
     Result<Snapshot> read_snapshot_records(uint64_t seq) const;
     Status verify_range(uint64_t from, uint64_t to) const;
+    /// The checked walk behind scan and verify_range; `visit` may be null.
+    Status walk(uint64_t from, uint64_t to, const RecordVisitor* visit) const;
 
     std::string _path;
     JournalOptions _options;
@@ -223,7 +228,7 @@ private:
     std::atomic<uint64_t> _first_seq{1};
     std::atomic<uint64_t> _last_seq{0};
     events::Encoder _encoder;  // the writer's; reused across appends
-    std::string _value_scratch;
+    std::unique_ptr<RunBuilder> _run;  // the writer's; its buffer reused across appends
 };
 
 }  // namespace ballast::store

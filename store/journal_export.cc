@@ -304,14 +304,33 @@ Result<TransferReport> Journal::import_from(const std::string& file_path,
         }
         return {};
     };
+    // Events go in as runs, as appends write them (journal_record.h); the
+    // export's checks made sure they are dense and in order.
+    RunBuilder run;
+    uint64_t events_in_batch = 0;
+    auto end_run = [&] {
+        if (run.empty()) return;
+        batch.Put(journal._events_cf, run.key(), run.value());
+        run.clear();
+    };
     Result<TransferReport> written = walk_export(file_path, [&](const Frame& frame) -> Status {
-        encode_record(frame.payload, &value);
-        batch.Put(frame.kind == kind_snapshot ? journal._snapshots_cf : journal._events_cf,
-                  key_string(frame.seq), value);
-        if (static_cast<size_t>(batch.Count()) >= import_batch_events) return flush(false);
+        if (frame.kind == kind_snapshot) {
+            encode_record(frame.payload, &value);
+            batch.Put(journal._snapshots_cf, key_string(frame.seq), value);
+        } else {
+            if (run.full() || (!run.empty() && frame.seq != run.last() + 1)) end_run();
+            run.add(frame.seq, frame.payload);
+            events_in_batch++;
+        }
+        if (events_in_batch >= import_batch_events) {
+            end_run();
+            events_in_batch = 0;
+            return flush(false);
+        }
         return {};
     });
     if (!written) return written.error();
+    end_run();
     if (batch.Count() > 0) {
         if (Status status = flush(false); !status) return status.error();
     }

@@ -82,4 +82,73 @@ Status check_event_record(uint64_t seq, std::string_view value, std::vector<uint
     return {};
 }
 
+void RunBuilder::add(uint64_t seq, std::span<const uint8_t> payload) {
+    if (_count == 0) _first = seq;
+    assert(seq == _first + _count);
+    put_u32_le(&_value, static_cast<uint32_t>(record_header_size + payload.size()));
+    put_u32_le(&_value, crc32c(payload));
+    _value.append(reinterpret_cast<const char*>(payload.data()), payload.size());
+    _count++;
+}
+
+void RunBuilder::add_record(uint64_t seq, std::string_view record) {
+    if (_count == 0) _first = seq;
+    assert(seq == _first + _count);
+    put_u32_le(&_value, static_cast<uint32_t>(record.size()));
+    _value.append(record);
+    _count++;
+}
+
+Status RunCursor::next(uint64_t* seq, std::string_view* record) {
+    assert(!done());
+    *seq = _next;
+    if (_legacy) {
+        *record = _rest;
+        _rest = {};
+        _next++;
+        return {};
+    }
+    if (_rest.size() < run_length_size) {
+        return make_error(ErrorCode::corruption, "journal record seq " + std::to_string(_next) +
+                                                     ": missing (its run ends " +
+                                                     std::to_string(_last - _next + 1) +
+                                                     " record(s) early)");
+    }
+    const uint32_t length = get_u32_le(_rest.data());
+    _rest.remove_prefix(run_length_size);
+    if (length > _rest.size()) {
+        return make_error(ErrorCode::corruption, "journal record seq " + std::to_string(_next) +
+                                                     ": length " + std::to_string(length) +
+                                                     " runs past the end of its run (" +
+                                                     std::to_string(_rest.size()) + " bytes left)");
+    }
+    *record = _rest.substr(0, length);
+    _rest.remove_prefix(length);
+    _next++;
+    return {};
+}
+
+Status RunCursor::finish() const {
+    assert(done());
+    if (_rest.empty()) return {};
+    return make_error(ErrorCode::corruption, "journal run ending at seq " + std::to_string(_last) +
+                                                 ": " + std::to_string(_rest.size()) +
+                                                 " bytes after its last record");
+}
+
+events::Result<std::string> slice_run(std::string_view key, std::string_view value, uint64_t from,
+                                      uint64_t to) {
+    RunCursor cursor = RunCursor::of(key, value);
+    assert(cursor.next_seq() <= from && from <= to);
+    RunBuilder out;
+    while (!cursor.done() && cursor.next_seq() <= to) {
+        uint64_t seq = 0;
+        std::string_view record;
+        if (Status status = cursor.next(&seq, &record); !status) return status.error();
+        if (seq >= from) out.add_record(seq, record);
+    }
+    assert(!out.empty() && out.first() == from && out.last() == to);
+    return out.value();
+}
+
 }  // namespace ballast::store

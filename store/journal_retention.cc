@@ -5,6 +5,7 @@
 
 #include "store/journal.h"
 #include "store/journal_record.h"
+#include "store/journal_rocks.h"
 
 namespace ballast::store {
 
@@ -51,7 +52,22 @@ Result<RetentionReport> Journal::apply_retention(int64_t now_ms, int64_t retenti
     if (cut == first && snapshots_before_cut == 0) return report;
 
     rocksdb::WriteBatch batch;
+    // Runs that start before the cut go; the one that holds the cut and
+    // events before it is written again from the cut on.
     batch.DeleteRange(_events_cf, key_string(first), key_string(cut));
+    {
+        std::unique_ptr<rocksdb::Iterator> it(_db->NewIterator(rocksdb::ReadOptions(), _events_cf));
+        it->SeekForPrev(run_key(cut, UINT64_MAX));
+        if (!it->status().ok()) return rocks_error("journal " + _path + ": retention", it->status());
+        uint64_t run_first = 0;
+        uint64_t run_last = 0;
+        if (it->Valid() && decode_run_key(it->key().ToStringView(), &run_first, &run_last) && run_first < cut) {
+            assert(run_last >= cut);  // seq `cut` exists
+            Result<std::string> kept = slice_run(it->key().ToStringView(), it->value().ToStringView(), cut, run_last);
+            if (!kept) return kept.error();
+            batch.Put(_events_cf, run_key(cut, run_last), *kept);
+        }
+    }
     batch.DeleteRange(_snapshots_cf, key_string(0), key_string(cut));
     rocksdb::WriteOptions write_options;
     write_options.sync = _options.sync;
