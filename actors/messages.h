@@ -28,15 +28,15 @@ using feed_atom = caf::atom_constant<caf::atom("feed")>;          // engine -> j
 using record_atom = caf::atom_constant<caf::atom("record")>;      // -> journal: engine-made events
 using flush_atom = caf::atom_constant<caf::atom("flush")>;        // journal -> itself
 using route_atom = caf::atom_constant<caf::atom("route")>;        // journal -> router
-using apply_atom = caf::atom_constant<caf::atom("apply")>;        // router -> broker / partition
+using apply_atom = caf::atom_constant<caf::atom("apply")>;        // router -> broker / partition shard
 using barrier_atom = caf::atom_constant<caf::atom("barrier")>;    // router -> broker / executor
-using drained_atom = caf::atom_constant<caf::atom("drained")>;    // partition -> router
+using drained_atom = caf::atom_constant<caf::atom("drained")>;    // partition shard -> router
 using plan_atom = caf::atom_constant<caf::atom("plan")>;          // router -> scheduler
 using control_atom = caf::atom_constant<caf::atom("control")>;    // router -> scheduler / executor
 using execute_atom = caf::atom_constant<caf::atom("execute")>;    // router -> executor
 using snapshot_atom = caf::atom_constant<caf::atom("snapshot")>;  // state capture and writes
 using idle_atom = caf::atom_constant<caf::atom("idle")>;          // engine -> router: caught up?
-using epoch_atom = caf::atom_constant<caf::atom("epoch")>;        // partition -> router: epoch applied
+using epoch_atom = caf::atom_constant<caf::atom("epoch")>;        // partition shard -> router: epoch applied
 
 using EventBatch = std::vector<events::Event>;
 using BatchPtr = std::shared_ptr<const EventBatch>;
@@ -76,6 +76,7 @@ struct PartitionUpdate {
     uint64_t seq = 0;
     int64_t time_ms = 0;
     uint32_t epoch = 0;  // the router's epoch when it was sent (partition_table.h)
+    uint32_t slot = 0;   // the partition's slot in the table
     // changed (fixed arrays: no allocation per message, and a million of
     // these can be in flight while a cluster first appears)
     int32_t leader = -1;
@@ -88,6 +89,9 @@ struct PartitionUpdate {
     int32_t reporting_broker = -1;
     int64_t sample_time_ms = -1;
 };
+
+/// A routed batch's updates for one partition shard, in routing order.
+using PartitionBatch = std::vector<PartitionUpdate>;
 
 // ---------------------------------------------------------------- executor
 
@@ -182,6 +186,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::actors::EventPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::actors::BrokerRecord)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::actors::BrokerUpdate)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::actors::PartitionUpdate)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::actors::PartitionBatch)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::actors::ExecutorViewPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::actors::PlanInputPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::actors::DecisionPtr)

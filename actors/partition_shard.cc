@@ -1,4 +1,4 @@
-#include "actors/partition_actor.h"
+#include "actors/partition_shard.h"
 
 #include <algorithm>
 
@@ -55,21 +55,26 @@ void apply_partition_update(PartitionRecord& record, const PartitionUpdate& upda
     record.applied_seq = update.seq;
 }
 
-caf::behavior partition_actor(caf::stateful_actor<PartitionActorState>* self,
-                              PartitionTable* table, uint32_t slot, caf::actor router) {
+caf::behavior partition_shard_actor(caf::stateful_actor<PartitionShardState>* self,
+                                    PartitionTable* table, caf::actor router) {
     self->state.table = table;
-    self->state.slot = slot;
     return {
-        [=](apply_atom, const PartitionUpdate& update) {
+        [=](apply_atom, const PartitionBatch& updates) {
+            assert(!updates.empty());
             PartitionTable& table = *self->state.table;
-            table.write(self->state.slot, update.epoch,
-                        [&](PartitionRecord& record) { apply_partition_update(record, update); });
-            // The last actor to level a counter with the router's target
-            // tells the router (see partition_table.h): the total for flow
-            // control and idle, the epoch's for a barrier.
-            const uint64_t applied = table.applied_one();
-            if (applied == table.drain_target()) self->send(router, drained_atom::value, applied);
-            if (table.applied_in_epoch(update.epoch)) self->send(router, epoch_atom::value, update.epoch);
+            const uint32_t epoch = updates.front().epoch;
+            for (const PartitionUpdate& update : updates) {
+                // The router sends a batch per epoch, to the shard of each slot.
+                assert(update.epoch == epoch && shard_of(update.slot) == shard_of(updates.front().slot));
+                table.write(update.slot, epoch,
+                            [&](PartitionRecord& record) { apply_partition_update(record, update); });
+            }
+            // The actor whose batch reaches a counter's target tells the
+            // router (see partition_table.h): the total for flow control and
+            // idle, the epoch's for a barrier.
+            const uint64_t count = updates.size();
+            if (table.applied_add(count)) self->send(router, drained_atom::value, table.drain_target());
+            if (table.applied_in_epoch(epoch, count)) self->send(router, epoch_atom::value, epoch);
         },
     };
 }

@@ -1,20 +1,20 @@
 #pragma once
 
 /// The partition table: one fixed-size record per partition, written only by
-/// that partition's actor and read by the scheduler at a barrier.
+/// the partition shard that owns its slot (partition_shard.h) and read by
+/// the scheduler at a barrier.
 ///
 /// Why shared slots instead of a reply message per partition: at 1,000,000
 /// partitions a barrier that messages every partition actor and collects a
 /// reply from each is 2,000,000 messages, measured at 1.2-1.8 s on this
-/// machine, over the 1 s budget for barrier-to-plan. Here a partition actor
-/// writes its slot whenever it applies an event, and a barrier only has to
-/// know that every message the router sent has been applied: the router
-/// counts what it sent, the actors count what they applied, and the last
-/// actor to bring the two level tells the router. A barrier does not stop
-/// the actors: the table keeps each slot's record as of the last barrier
-/// beside the live one while the actor runs ahead (epochs, below), so
-/// routing goes on while the scheduler reads. See actors/README.md for the
-/// numbers.
+/// machine, over the 1 s budget for barrier-to-plan. Here a shard writes a
+/// slot whenever it applies an update, and a barrier only has to know that
+/// every update the router sent has been applied: the router counts what it
+/// sent, the shards count what they applied, and the shard whose batch
+/// brings the two level tells the router. A barrier does not stop the
+/// shards: the table keeps each slot's record as of the last barrier beside
+/// the live one while its shard runs ahead (epochs, below), so routing goes
+/// on while the scheduler reads. See actors/README.md for the numbers.
 
 #include <array>
 #include <atomic>
@@ -151,12 +151,18 @@ public:
 
     // ------------------------------------------------------------ counters
 
-    /// Partition actors call this after each message they apply; returns
-    /// the new count. Sequentially consistent with `set_drain_target`, so
-    /// that of an actor levelling the count and the router setting the
-    /// target, at least one sees the other (and both may: the router
-    /// ignores a second notice). Used for flow control and idle.
-    uint64_t applied_one() { return _applied.fetch_add(1, std::memory_order_seq_cst) + 1; }
+    /// Partition shards call this after each batch of `count` updates they
+    /// apply; returns the drain target when the batch brought the count to
+    /// it (the shard then tells the router), else 0 (no target is 0).
+    /// Sequentially consistent with `set_drain_target`, so that of a shard
+    /// reaching the target and the router setting it, at least one sees the
+    /// other (and both may: the router ignores a second notice). Used for
+    /// flow control and idle.
+    uint64_t applied_add(uint64_t count) {
+        const uint64_t after = _applied.fetch_add(count, std::memory_order_seq_cst) + count;
+        const uint64_t target = _drain_target.load(std::memory_order_seq_cst);
+        return after - count < target && target <= after ? target : 0;
+    }
     uint64_t applied() const { return _applied.load(std::memory_order_seq_cst); }
 
     /// The router: "tell me when `applied()` reaches `target`".
@@ -180,13 +186,14 @@ public:
         return closed;
     }
 
-    /// Partition actors, after each message: counts it in its epoch and
-    /// returns whether it was the epoch's last (then the actor tells the
-    /// router). Like `applied_one`, the router may hear twice.
-    bool applied_in_epoch(uint32_t epoch) {
+    /// Partition shards, after each batch: counts its `count` updates in
+    /// their epoch and returns whether they were the epoch's last (then the
+    /// shard tells the router). Like `applied_add`, the router may hear twice.
+    bool applied_in_epoch(uint32_t epoch, uint64_t count) {
         Epoch& e = _epochs[epoch % 2];
-        const uint64_t applied = e.applied.fetch_add(1, std::memory_order_seq_cst) + 1;
-        return applied == e.target.load(std::memory_order_seq_cst);
+        const uint64_t after = e.applied.fetch_add(count, std::memory_order_seq_cst) + count;
+        const uint64_t target = e.target.load(std::memory_order_seq_cst);
+        return after - count < target && target <= after;
     }
     /// The router, after `close_epoch`: are all of the closed epoch's
     /// messages applied already?

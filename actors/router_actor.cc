@@ -8,7 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/broker_actor.h"
-#include "actors/partition_actor.h"
+#include "actors/partition_shard.h"
 
 namespace ballast::actors {
 
@@ -17,6 +17,10 @@ namespace {
 using RouterSelf = caf::stateful_actor<RouterState>;
 
 constexpr uint64_t throttle_check_every = 256;
+/// A shard's queued updates are sent once this many wait, even mid-batch,
+/// so that shards apply while the router routes a long batch (a cluster
+/// appearing: 10,000 events a batch).
+constexpr size_t shard_batch_max = 1024;
 
 uint64_t partition_key(uint32_t topic, int32_t partition) {
     return (static_cast<uint64_t>(topic) << 32) | static_cast<uint32_t>(partition);
@@ -44,10 +48,20 @@ caf::actor& broker(RouterSelf* self, int32_t id) {
     return it->second;
 }
 
+/// Queues an update for the slot's shard; `send_partition_batches` sends
+/// what is queued (at the end of every routed batch, before the router
+/// waits for anything, and when an epoch closes).
 void send_to_partition(RouterSelf* self, uint32_t slot, PartitionUpdate update) {
     RouterState& st = self->state;
     update.epoch = st.table->epoch();
-    self->send(st.partitions[slot], apply_atom::value, std::move(update));
+    update.slot = slot;
+    const uint32_t shard = shard_of(slot);
+    PartitionBatch& batch = st.shard_batches[shard];
+    batch.push_back(std::move(update));
+    if (batch.size() >= shard_batch_max) {
+        self->send(st.shards[shard], apply_atom::value, std::move(batch));
+        batch = PartitionBatch();
+    }
     st.partition_messages_sent++;
     st.epoch_messages_sent++;
     if (!st.dirty_flag[slot]) {
@@ -56,7 +70,19 @@ void send_to_partition(RouterSelf* self, uint32_t slot, PartitionUpdate update) 
     }
 }
 
-/// The slot of (topic, partition), creating slot and actor on first sight.
+/// Sends each shard the updates queued for it: one message per shard per
+/// routed batch, all of one epoch.
+void send_partition_batches(RouterSelf* self) {
+    RouterState& st = self->state;
+    for (uint32_t shard = 0; shard < partition_shard_count; shard++) {
+        PartitionBatch& batch = st.shard_batches[shard];
+        if (batch.empty()) continue;
+        self->send(st.shards[shard], apply_atom::value, std::move(batch));
+        batch = PartitionBatch();
+    }
+}
+
+/// The slot of (topic, partition), creating it on first sight.
 uint32_t ensure_partition(RouterSelf* self, uint32_t topic, int32_t partition) {
     RouterState& st = self->state;
     const uint64_t key = partition_key(topic, partition);
@@ -66,7 +92,6 @@ uint32_t ensure_partition(RouterSelf* self, uint32_t topic, int32_t partition) {
     PartitionRecord& record = st.table->at(slot);
     record.topic = topic;
     record.partition = partition;
-    st.partitions.push_back(self->spawn(partition_actor, st.table, slot, caf::actor_cast<caf::actor>(self)));
     st.dirty_flag.push_back(0);
     st.slot_of.emplace(key, slot);
     st.topic_slots[topic].push_back(slot);
@@ -453,6 +478,7 @@ void start_barrier(RouterSelf* self, BarrierKind kind) {
     }
     b.seq = st.memory.last_seq;
     b.now_ms = st.memory.now_ms;
+    send_partition_batches(self);  // one epoch per batch
     b.epoch = st.table->close_epoch(st.epoch_messages_sent);
     st.epoch_messages_sent = 0;
     b.slot_count = st.table->size();
@@ -475,7 +501,7 @@ void start_barrier(RouterSelf* self, BarrierKind kind) {
     // Brokers and executor answer in mailbox order: as of this event,
     // whatever is routed after the request.
     while (!st.pending_reports.empty()) flush_report(self, st.pending_reports.begin()->first);
-    b.waiting = static_cast<uint32_t>(st.brokers.size()) + 2;  // + executor + partitions
+    b.waiting = static_cast<uint32_t>(st.brokers.size()) + 2;  // + executor + partition shards
     for (auto& [id, actor] : st.brokers) {
         self->request(actor, caf::infinite, barrier_atom::value).then([=](const BrokerRecord& record) {
             self->state.barrier.brokers.push_back(record);
@@ -514,7 +540,7 @@ void deliver_idle(RouterSelf* self) {
     });
 }
 
-/// Over the backlog cap: pause until the partition actors have applied all
+/// Over the backlog cap: pause until the partition shards have applied all
 /// but half of it (the total counter's target, which idle uses too: idle
 /// waits only when nothing is queued, so never while throttled). Returns
 /// whether routing must pause.
@@ -522,7 +548,7 @@ bool throttle(RouterSelf* self) {
     RouterState& st = self->state;
     // Looked at every `throttle_check_every` messages (a quarter of a small
     // cap), not every event: the applied counter's cache line is the one
-    // every partition actor writes.
+    // every partition shard writes.
     if (st.partition_messages_sent < st.next_throttle_check) return false;
     st.next_throttle_check =
         st.partition_messages_sent +
@@ -619,7 +645,11 @@ bool snapshot_due(const RouterState& st) {
 /// batch rather than per event (three stores to lines other threads read).
 /// Messages first: whoever sees an event counted as routed sees the
 /// partition messages it caused counted as sent.
-void publish_progress(RouterState& st) {
+void publish_progress(RouterSelf* self) {
+    RouterState& st = self->state;
+    // Every exit from routing comes here: whatever the router waits for
+    // next (a drain, an epoch, idle) counts updates that have been sent.
+    send_partition_batches(self);
     st.progress->partition_messages_sent.store(st.partition_messages_sent, std::memory_order_release);
     st.progress->last_seq.store(st.memory.last_seq, std::memory_order_release);
     st.progress->events_routed.store(st.events_routed, std::memory_order_release);
@@ -633,12 +663,12 @@ void process(RouterSelf* self) {
         const EventBatch& batch = *st.queue.front();
         while (st.cursor < batch.size()) {
             if (throttle(self)) {
-                publish_progress(st);
+                publish_progress(self);
                 return;
             }
             const Gate g = gate(st, batch[st.cursor]);
             if (g == Gate::hold || (g == Gate::decision_first && !st.round.decision)) {
-                publish_progress(st);
+                publish_progress(self);
                 return;  // the barrier's end or the decision calls process() again
             }
             if (g == Gate::decision_first) apply_decision(self);
@@ -657,7 +687,7 @@ void process(RouterSelf* self) {
         }
         st.queue.pop_front();
         st.cursor = 0;
-        publish_progress(st);
+        publish_progress(self);
     }
     // A snapshot that fell due while the last one was written is taken now.
     if (st.queue.empty() && snapshot_due(st)) {
@@ -682,6 +712,10 @@ caf::behavior router_actor(caf::stateful_actor<RouterState>* self, RouterSetup s
     st.snapshots = setup.snapshots;
     assert(setup.partition_backlog_max >= 1);
     st.partition_backlog_max = setup.partition_backlog_max;
+    for (uint32_t shard = 0; shard < partition_shard_count; shard++) {
+        st.shards.push_back(self->spawn(partition_shard_actor, st.table, caf::actor_cast<caf::actor>(self)));
+    }
+    st.shard_batches.resize(partition_shard_count);
     if (const EngineSnapshot* s = setup.restore.get()) {
         // The table already holds the snapshot's records; bring back the
         // maps and one actor per slot and per broker.
@@ -689,8 +723,6 @@ caf::behavior router_actor(caf::stateful_actor<RouterState>* self, RouterSetup s
         for (const std::string& topic : s->topics) ensure_topic(st, topic);
         for (uint32_t slot = 0; slot < st.table->size(); slot++) {
             const PartitionRecord& record = st.table->at(slot);
-            st.partitions.push_back(
-                self->spawn(partition_actor, st.table, slot, caf::actor_cast<caf::actor>(self)));
             st.dirty_flag.push_back(0);
             if (record.exists) {
                 st.slot_of.emplace(partition_key(record.topic, record.partition), slot);

@@ -36,7 +36,7 @@ struct RouterProgress {
     std::atomic<uint64_t> barriers{0};
     std::atomic<uint64_t> partition_samples_dropped{0};  // samples for partitions never seen
     std::atomic<uint64_t> throttled{0};  // pauses for the partition backlog cap
-    /// Messages sent to partition actors so far: with the partition table's
+    /// Updates sent to partition shards so far: with the partition table's
     /// applied() count, an observer (`ballast storm`) can tell when
     /// everything routed up to a point has been applied.
     std::atomic<uint64_t> partition_messages_sent{0};
@@ -68,7 +68,8 @@ struct RouterState {
     std::unordered_map<std::string, uint32_t> topic_index;
     std::vector<std::vector<uint32_t>> topic_slots;      // router topic index -> slots
     std::unordered_map<uint64_t, uint32_t> slot_of;      // (topic << 32 | partition) -> slot
-    std::vector<caf::actor> partitions;                  // by slot
+    std::vector<caf::actor> shards;                      // partition shards (partition_shard.h)
+    std::vector<PartitionBatch> shard_batches;           // updates not yet sent, by shard
     std::map<int32_t, caf::actor> brokers;               // by id
     /// Per broker: the newest metrics report time passed on (not in the
     /// snapshot: after a restart the first report is passed on again, a no-op).

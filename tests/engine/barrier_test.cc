@@ -1,7 +1,8 @@
 /// The barrier protocol under CAF's deterministic test coordinator: we pick
 /// which actor runs next, so the orders the live scheduler only makes
-/// unlikely are forced here. The real router, executor, broker and partition
-/// actors; a small fake scheduler that records what the barrier hands it.
+/// unlikely are forced here. The real router, executor, broker actors and
+/// partition shards; a small fake scheduler that records what the barrier
+/// hands it.
 
 #include <gtest/gtest.h>
 
@@ -10,7 +11,7 @@
 
 #include "actors/broker_actor.h"
 #include "actors/executor_actor.h"
-#include "actors/partition_actor.h"
+#include "actors/partition_shard.h"
 #include "actors/router_actor.h"
 
 namespace ballast::actors {
@@ -122,12 +123,13 @@ protected:
         _sched->run_jobs_filtered([&](caf::resumable* j) { return j == job; });
     }
 
-    caf::actor partition_actor_of(uint32_t slot) {
-        // The router spawned it; find it among the waiting jobs by elimination.
-        (void)slot;
+    /// The partition shard with updates waiting: the router spawned it, and
+    /// only a shard with mail is among the waiting jobs. The tests that use
+    /// it route one partition, so that is the shard of its slot.
+    caf::actor waiting_partition_shard() {
         for (caf::resumable* job : _sched->jobs) {
             auto* actor = dynamic_cast<caf::local_actor*>(job);
-            if (actor && actor->name() == std::string("partition")) {
+            if (actor && actor->name() == std::string("partition_shard")) {
                 return caf::actor_cast<caf::actor>(actor);
             }
         }
@@ -173,14 +175,14 @@ TEST_F(BarrierTest, TheSchedulerWaitsForEveryPartitionAndSeesNothingAfterTheTick
     // what only changes partition state.
     _sched->prioritize(router);
     _sched->run_once();
-    const caf::actor partition = partition_actor_of(0);
-    ASSERT_TRUE(partition) << "the router spawned no partition actor";
+    const caf::actor partition = waiting_partition_shard();
+    ASSERT_TRUE(partition) << "no shard holds the partition's updates";
     EXPECT_EQ(progress.events_routed.load(), 5u) << "the sample after the Tick waits, or the Tick after it passed";
 
-    // Everything but the partition actor runs: brokers and executor answer,
+    // Everything but the partition's shard runs: brokers and executor answer,
     // yet the scheduler is not asked while the partition lags.
     run_all_but({partition});
-    EXPECT_TRUE(inputs.empty()) << "planned before the partition actor applied its updates";
+    EXPECT_TRUE(inputs.empty()) << "planned before the partition's shard applied its updates";
     EXPECT_EQ(table.at(0).applied_seq, 0u);
 
     // The partition catches up, and runs ahead to seq 5 (its mailbox holds
@@ -211,9 +213,9 @@ TEST_F(BarrierTest, ARoundThatReadsBeforeThePartitionRunsAheadSeesTheSameSlot) {
     _sched->run();
     route({event(4, events::Tick{4000}), event(5, sample(9999, 5000))});
     _sched->prioritize(router);
-    _sched->run_once();  // barrier at seq 4, the sample of seq 5 in the partition's mailbox
+    _sched->run_once();  // barrier at seq 4, the sample of seq 5 in its shard's mailbox
     EXPECT_EQ(progress.events_routed.load(), 5u);
-    const caf::actor partition = partition_actor_of(0);
+    const caf::actor partition = waiting_partition_shard();
     ASSERT_TRUE(partition);
     run_all_but({partition});  // the round reads while seq 5 waits
     ASSERT_EQ(inputs.size(), 1u);
