@@ -8,32 +8,51 @@ namespace ballast::actors {
 
 namespace {
 
-/// Appends every pending input batch as one WriteBatch and routes it.
-void flush(caf::stateful_actor<JournalActorState>* self) {
+/// The most events one group commit gathers from several inputs (one larger
+/// input is appended whole). Behind a burst, a commit of everything queued
+/// held the stream until all of it was written (20,000-76,000 events, 40-140
+/// ms, in a storm at 1M partitions); in parts, the router routes one while
+/// the next is written.
+constexpr size_t group_commit_events_max = 4096;
+
+/// Appends pending input batches as one WriteBatch and routes them: all of
+/// them, or the first that hold `group_commit_events_max` events, the rest
+/// at the next flush (at the back of the mailbox, as new inputs are).
+/// false once the journal failed (the actor is quitting).
+bool flush(caf::stateful_actor<JournalActorState>* self) {
     auto& st = self->state;
     st.flush_scheduled = false;
-    if (st.pending.empty()) return;
+    if (st.pending.empty()) return true;
+    size_t take = 0;
+    size_t total = 0;
+    while (take < st.pending.size() && (take == 0 || total < group_commit_events_max)) {
+        total += st.pending[take]->size();
+        take++;
+    }
     auto batch = std::make_shared<EventBatch>();
-    if (st.pending.size() == 1) {
+    if (take == 1) {
         batch = std::move(st.pending.front());
     } else {
-        size_t total = 0;
-        for (const auto& b : st.pending) total += b->size();
         batch->reserve(total);
-        for (auto& b : st.pending) {
-            for (auto& e : *b) batch->push_back(std::move(e));
+        for (size_t i = 0; i < take; i++) {
+            for (auto& e : *st.pending[i]) batch->push_back(std::move(e));
         }
     }
-    st.pending.clear();
+    st.pending.erase(st.pending.begin(), st.pending.begin() + static_cast<std::ptrdiff_t>(take));
+    if (!st.pending.empty()) {
+        st.flush_scheduled = true;
+        self->send(self, flush_atom::value);
+    }
     if (st.journal) {
         events::Result<uint64_t> last = st.journal->append(*batch);
         if (!last) {
             st.on_fatal(last.error());
             self->quit(caf::exit_reason::user_shutdown);
-            return;
+            return false;
         }
     }
     self->send(st.router, route_atom::value, BatchPtr(std::move(batch)));
+    return true;
 }
 
 /// Encodes and writes one snapshot at a time, beside the appends (see the
@@ -63,6 +82,13 @@ caf::behavior snapshot_writer(caf::event_based_actor* self, store::Journal* jour
     };
 }
 
+/// Every pending input, appended and routed: before anything that must come
+/// after all of them (an engine-made event, a replayed batch, idle).
+void flush_all(caf::stateful_actor<JournalActorState>* self) {
+    while (!self->state.pending.empty() && flush(self)) {
+    }
+}
+
 void fail(caf::stateful_actor<JournalActorState>* self, const events::Error& error) {
     self->state.on_fatal(error);
     self->quit(caf::exit_reason::user_shutdown);
@@ -88,11 +114,11 @@ caf::behavior journal_actor(caf::stateful_actor<JournalActorState>* self, store:
                 self->send(self, flush_atom::value);
             }
         },
-        [=](flush_atom) { flush(self); },
+        [=](flush_atom) { (void)flush(self); },
         // Events the engine made: written after the inputs already queued,
         // not routed. Replies with the last seq (0 in replay: nothing written).
         [=](record_atom, const MutableBatchPtr& batch) -> caf::result<uint64_t> {
-            flush(self);
+            flush_all(self);
             if (!self->state.journal) return uint64_t{0};
             events::Result<uint64_t> last = self->state.journal->append(*batch);
             if (!last) {
@@ -139,13 +165,13 @@ caf::behavior journal_actor(caf::stateful_actor<JournalActorState>* self, store:
         },
         // Already-journaled events (recovery and replay): straight to the router.
         [=](route_atom, const BatchPtr& batch) {
-            flush(self);
+            flush_all(self);
             self->send(self->state.router, route_atom::value, batch);
         },
         // "Is everything so far applied?": commit what is pending, then ask
         // the router, which answers once it has applied it.
         [=](idle_atom) {
-            flush(self);
+            flush_all(self);
             return self->delegate(self->state.router, idle_atom::value);
         },
     };

@@ -397,6 +397,7 @@ int run_storm(const Context& ctx, const StormOptions& options) {
     }
     out["latency_ms"]["slowest"] = worst;
     out["latency_ms"]["max_by_second"] = monitor.max_by_second(start);
+    out["backlog_by_second"] = backlog_per_s;  // events fed but not routed, at each Tick
     out["rounds"] = rounds;
     out["actions"] = actions;
     out["plan_ms"] = {{"p50", percentile(plans, 0.5)},

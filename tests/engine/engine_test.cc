@@ -288,7 +288,7 @@ TEST(Engine, ReplayingTheJournalReproducesEveryDecision) {
 namespace ballast::actors {
 namespace {
 
-/// Flow control pauses routing while the partition actors catch up; it
+/// Flow control pauses routing while the partition shards catch up; it
 /// must change when things happen, never what is decided. With a backlog
 /// cap of 1 the router waits after nearly every partition message.
 TEST(Engine, APartitionBacklogCapChangesNoDecision) {
@@ -319,6 +319,60 @@ TEST(Engine, APartitionBacklogCapChangesNoDecision) {
         // What was decided, not at which seq: how decisions and fed batches
         // interleave in the journal depends on timing (see decided()).
         EXPECT_EQ(decided(capped), decided(decide(1u << 16)));
+    }
+}
+
+}  // namespace
+}  // namespace ballast::actors
+
+namespace ballast::actors {
+namespace {
+
+/// Inputs that queue up faster than the journal commits them are committed
+/// in parts (a group commit gathers at most a few thousand events), and
+/// idle still means all of them: journaled, routed, and applied by the
+/// partition shards to every partition's record.
+TEST(Engine, IdleMeansEveryQueuedInputIsJournaledRoutedAndApplied) {
+    TempDir dir;
+    FakePort port;
+    DecisionLog log;
+    auto engine = start(dir / "journal", &port, log, test_config());
+    ASSERT_TRUE(engine);
+    const int32_t partitions = 2'000;
+    ASSERT_TRUE(engine->feed(testing::cluster_setup(4, 2, {{"orders", partitions, 2}})).ok());
+    ASSERT_TRUE(engine->wait_idle().ok());
+    const uint64_t before = engine->progress().events_routed.load();
+    // 30 inputs of 1,000 samples each, fed without waiting: they are queued
+    // at the journal long before it has committed the first.
+    const int rounds = 30;
+    for (int round = 0; round < rounds; round++) {
+        std::vector<Event> batch;
+        for (int32_t i = 0; i < 1'000; i++) {
+            const int32_t p = (round * 1'000 + i) % partitions;
+            events::PartitionMetrics m;
+            m.broker_id = 1;
+            m.sample_time_ms = round + 1;
+            m.topics = {"orders"};
+            m.samples.push_back({0, p, 100.0 * (round + 1), 100.0, 1, 1000});
+            batch.push_back(testing::at(round + 1, std::move(m), events::Source::kafka_metrics));
+        }
+        ASSERT_TRUE(engine->feed(std::move(batch)).ok());
+    }
+    ASSERT_TRUE(engine->wait_idle().ok());
+    EXPECT_EQ(engine->progress().events_routed.load() - before, static_cast<uint64_t>(rounds) * 1'000);
+    EXPECT_EQ(engine->partition_table().applied(), engine->progress().partition_messages_sent.load());
+    // Every partition holds the newest sample it was sent.
+    std::vector<int> last_round(partitions, -1);
+    for (int round = 0; round < rounds; round++) {
+        for (int32_t i = 0; i < 1'000; i++) last_round[(round * 1'000 + i) % partitions] = round;
+    }
+    const PartitionTable& table = engine->partition_table();
+    ASSERT_EQ(table.size(), static_cast<uint32_t>(partitions));
+    for (uint32_t slot = 0; slot < table.size(); slot++) {
+        const PartitionRecord& r = table.at(slot);
+        const int expected = last_round[r.partition];
+        EXPECT_EQ(r.bytes_in_per_s, 100.0 * (expected + 1)) << "partition " << r.partition;
+        EXPECT_EQ(r.metrics_time_ms, expected + 1) << "partition " << r.partition;
     }
 }
 
