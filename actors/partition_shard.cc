@@ -69,11 +69,11 @@ caf::behavior partition_shard_actor(caf::stateful_actor<PartitionShardState>* se
                 table.write(update.slot, epoch,
                             [&](PartitionRecord& record) { apply_partition_update(record, update); });
             }
-            // The actor whose batch reaches a counter's target tells the
+            // The shard whose batch reaches a counter's target tells the
             // router (see partition_table.h): the total for flow control and
             // idle, the epoch's for a barrier.
             const uint64_t count = updates.size();
-            if (table.applied_add(count)) self->send(router, drained_atom::value, table.drain_target());
+            if (const uint64_t target = table.applied_add(count)) self->send(router, drained_atom::value, target);
             if (table.applied_in_epoch(epoch, count)) self->send(router, epoch_atom::value, epoch);
         },
     };

@@ -8,6 +8,7 @@
 #include "store/crc32c.h"
 #include "store/journal.h"
 #include "store/journal_record.h"
+#include "tests/support/open_journal.h"
 #include "tests/support/raw_journal.h"
 #include "tests/support/sample_events.h"
 #include "tests/support/temp_dir.h"
@@ -15,6 +16,7 @@
 namespace ballast::store {
 namespace {
 
+using testing::expect_open_fails;
 using testing::RawJournal;
 using testing::sample_event_at;
 using testing::sample_events;
@@ -33,15 +35,6 @@ void make_journal(const std::string& path, uint64_t count, uint64_t snapshot_seq
                                                         state.size()})
                         .ok());
     }
-}
-
-/// Opens and expects the named failure.
-void expect_open_fails(const std::string& path, const std::string& what) {
-    Result<std::unique_ptr<Journal>> journal = Journal::open(path, {});
-    ASSERT_FALSE(journal.ok()) << "opened a damaged journal";
-    EXPECT_EQ(journal.error().code, ErrorCode::corruption);
-    EXPECT_NE(journal.error().message.find(what), std::string::npos)
-        << "expected '" << what << "' in: " << journal.error().message;
 }
 
 void flip_bit(std::string& value, size_t byte, int bit) {

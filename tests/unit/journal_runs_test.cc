@@ -17,6 +17,7 @@ namespace {
 
 using events::Event;
 using testing::open_journal;
+using testing::expect_open_fails;
 using testing::RawJournal;
 using testing::sample_event_at;
 using testing::sample_events;
@@ -35,14 +36,6 @@ void expect_reads(const Journal& journal, uint64_t from, uint64_t to) {
     ASSERT_TRUE(events.ok()) << events.error().to_string();
     ASSERT_EQ(events->size(), to - from + 1) << from << ".." << to;
     for (uint64_t seq = from; seq <= to; seq++) EXPECT_EQ((*events)[seq - from], sample_event_at(seq));
-}
-
-void expect_open_fails(const std::string& path, const std::string& what) {
-    Result<std::unique_ptr<Journal>> journal = Journal::open(path, {});
-    ASSERT_FALSE(journal.ok()) << "opened a damaged journal";
-    EXPECT_EQ(journal.error().code, ErrorCode::corruption);
-    EXPECT_NE(journal.error().message.find(what), std::string::npos)
-        << "expected '" << what << "' in: " << journal.error().message;
 }
 
 /// The byte offset in a run's value where the framing of its `index`-th
