@@ -75,6 +75,11 @@ events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
     if (!o.journal_path.empty()) {
         store::JournalOptions journal_options;
         journal_options.sync = o.config.get_bool("ballast.journal.sync");
+        // RocksDB's flushes and compactions are background work too, but
+        // only SCHED_IDLE is passed on: `low` keeps what it always meant.
+        if (o.background_priority == store::BackgroundPriority::idle) {
+            journal_options.background_priority = store::BackgroundPriority::idle;
+        }
         events::Result<std::unique_ptr<store::Journal>> journal =
             store::Journal::open(o.journal_path, journal_options);
         if (!journal) return journal.error();
@@ -148,7 +153,7 @@ events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
     };
     // On the caller's thread nothing may run on a thread of its own: the
     // stepping scheduler's queue is the caller's alone.
-    const HelperThreads helpers{!on_caller_thread, o.background_nice};
+    const HelperThreads helpers{!on_caller_thread, o.background_priority};
     e._journal_actor = std::make_unique<caf::actor>(
         sys.spawn(journal_actor, e._journal.get(), caf::actor(), on_fatal, helpers));
     const uint64_t quiet_until = e._recovered_seq;
@@ -163,7 +168,7 @@ events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
         return sys.spawn<decltype(options)::value>(
             scheduler_actor, e._table.get(), *e._journal_actor, config, o.overrides,
             snapshot ? snapshot->scheduler : SchedulerMemory{}, recovered.journaled_barriers, on_decision,
-            o.background_nice);
+            o.background_priority);
     };
     e._scheduler = std::make_unique<caf::actor>(
         helpers.own_threads

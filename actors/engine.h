@@ -73,10 +73,11 @@ struct EngineOptions {
     /// backlog is ~16 MB, and feed() feels the pause (its backlog counts
     /// routed events), so the flow backs up to the producer.
     uint64_t partition_backlog_max = 1u << 16;
-    /// Niceness of the scheduler's and the snapshot writer's threads (see
-    /// thread_priority.h): 0 keeps them at the stream's priority; a storm
-    /// runs them at 10 so that the stream's latency comes first.
-    int background_nice = 0;
+    /// Priority of the scheduler's and the snapshot writer's threads, and
+    /// with `idle` of RocksDB's flushes and compactions (thread_priority.h):
+    /// `normal` keeps them at the stream's priority; a storm runs them at
+    /// `idle` so that the stream's latency comes first.
+    store::BackgroundPriority background_priority = store::BackgroundPriority::normal;
 };
 
 class Engine {

@@ -57,12 +57,13 @@ bool flush(caf::stateful_actor<JournalActorState>* self) {
 
 /// Encodes and writes one snapshot at a time, beside the appends (see the
 /// header). Store::Journal allows one snapshot write beside its appender.
-caf::behavior snapshot_writer(caf::event_based_actor* self, store::Journal* journal, int background_nice) {
+caf::behavior snapshot_writer(caf::event_based_actor* self, store::Journal* journal,
+                             BackgroundPriority background_priority) {
     // Detached (its own thread): encoding and writing 160 MB at 1M
     // partitions takes a core for most of a second; in a storm the stream
     // goes first. Not detached, the thread is everyone's: left alone.
     if (self->getf(caf::abstract_actor::is_detached_flag)) {
-        lower_this_thread_priority("snapshot writer", background_nice);
+        lower_this_thread_priority("snapshot writer", background_priority);
     }
     return {
         [=](snapshot_atom, const SnapshotPtr& snapshot) -> caf::result<bool> {
@@ -135,11 +136,11 @@ caf::behavior journal_actor(caf::stateful_actor<JournalActorState>* self, store:
             auto& st = self->state;
             if (!st.journal) return true;
             if (!st.snapshot_writer) {
-                const int nice = st.helpers.background_nice;
+                const BackgroundPriority priority = st.helpers.background_priority;
                 st.snapshot_writer =
                     st.helpers.own_threads
-                        ? self->spawn<caf::detached + caf::linked>(snapshot_writer, st.journal, nice)
-                        : self->spawn<caf::linked>(snapshot_writer, st.journal, nice);
+                        ? self->spawn<caf::detached + caf::linked>(snapshot_writer, st.journal, priority)
+                        : self->spawn<caf::linked>(snapshot_writer, st.journal, priority);
             }
             caf::response_promise done = self->make_response_promise();
             self->request(st.snapshot_writer, caf::infinite, snapshot_atom::value, snapshot)

@@ -31,10 +31,10 @@
 namespace ballast::actors {
 
 /// Threads of their own for background work (the snapshot writer here, the
-/// scheduler in the engine), and their niceness (thread_priority.h).
+/// scheduler in the engine), and their priority (thread_priority.h).
 struct HelperThreads {
     bool own_threads = true;
-    int background_nice = 0;
+    store::BackgroundPriority background_priority = store::BackgroundPriority::normal;
 };
 
 struct JournalActorState {

@@ -268,8 +268,10 @@ caf::result<DecisionPtr> plan_round(SchedulerSelf* self, const PlanInput& input)
 /// On its own thread (the engine spawns it detached), gives the stream the
 /// cores first when asked to. On a shared CAF worker it leaves the priority
 /// alone: that thread runs every other actor too.
-void lower_thread_priority(SchedulerSelf* self, int background_nice) {
-    if (self->getf(caf::abstract_actor::is_detached_flag)) lower_this_thread_priority("scheduler", background_nice);
+void lower_thread_priority(SchedulerSelf* self, BackgroundPriority background_priority) {
+    if (self->getf(caf::abstract_actor::is_detached_flag)) {
+        lower_this_thread_priority("scheduler", background_priority);
+    }
 }
 
 void on_command(SchedulerState& st, const events::OperatorCommand& c) {
@@ -333,9 +335,10 @@ caf::behavior scheduler_actor(caf::stateful_actor<SchedulerState>* self, const P
                               caf::actor journal, events::Config config,
                               std::vector<std::string> overrides, SchedulerMemory memory,
                               std::set<uint64_t> journaled_barriers,
-                              std::function<void(const events::Event&)> on_decision, int background_nice) {
+                              std::function<void(const events::Event&)> on_decision,
+                              BackgroundPriority background_priority) {
     SchedulerState& st = self->state;
-    lower_thread_priority(self, background_nice);
+    lower_thread_priority(self, background_priority);
     st.journaled_barriers = std::move(journaled_barriers);
     st.table = table;
     st.journal = std::move(journal);

@@ -30,6 +30,7 @@
 #include "actors/messages.h"
 #include "actors/partition_table.h"
 #include "goals/planner_types.h"
+#include "store/journal.h"
 
 namespace ballast::actors {
 
@@ -60,7 +61,8 @@ caf::behavior scheduler_actor(caf::stateful_actor<SchedulerState>* self, const P
                               caf::actor journal, events::Config config,
                               std::vector<std::string> overrides, SchedulerMemory memory,
                               std::set<uint64_t> journaled_barriers,
-                              std::function<void(const events::Event&)> on_decision, int background_nice);
+                              std::function<void(const events::Event&)> on_decision,
+                              store::BackgroundPriority background_priority);
 
 /// Converts a planner action to the event form (names instead of indexes).
 events::Action to_event_action(const goals::ClusterModel& model, const goals::Action& action,

@@ -25,13 +25,13 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "actors/engine.h"
-#include "actors/thread_priority.h"
 #include "adapters/sim/storm_generator.h"
 #include "tools/cli_common.h"
 #include "tools/commands.h"
@@ -51,7 +51,7 @@ struct StormOptions {
     std::string journal;
     uint64_t seed = 1;
     int64_t move_ms = 1'500;
-    int background_nice = actors::storm_background_nice;
+    std::string background_priority = "idle";
     bool json = false;
 };
 
@@ -69,6 +69,13 @@ Rss rss_bytes() {
         if (line.rfind("VmHWM:", 0) == 0) rss.peak = std::stoull(line.substr(6)) * 1024;
     }
     return rss;
+}
+
+std::optional<store::BackgroundPriority> parse_background_priority(const std::string& text) {
+    if (text == "idle") return store::BackgroundPriority::idle;
+    if (text == "low") return store::BackgroundPriority::low;
+    if (text == "normal") return store::BackgroundPriority::normal;
+    return std::nullopt;
 }
 
 double percentile(std::vector<double> values, double p) {
@@ -210,6 +217,10 @@ void storm_defaults(events::Config& c) {
 int run_storm(const Context& ctx, const StormOptions& options) {
     events::Result<sim::StormPattern> pattern = sim::parse_storm_pattern(options.pattern);
     if (!pattern) return report_error(pattern.error());
+    std::optional<store::BackgroundPriority> background = parse_background_priority(options.background_priority);
+    if (!background) {
+        return report_error("--background-priority " + options.background_priority + ": expected idle, low or normal");
+    }
     if (options.brokers < 1 || options.partitions < 1 || options.rate <= 0 || options.duration_s <= 0) {
         return report_error("--brokers, --partitions, --rate and --duration must be positive");
     }
@@ -239,7 +250,7 @@ int run_storm(const Context& ctx, const StormOptions& options) {
     engine_options.config = *config;
     engine_options.journal_path = journal;
     engine_options.port = &port;
-    engine_options.background_nice = options.background_nice;
+    engine_options.background_priority = *background;
     engine_options.on_decision = [&](const events::Event& e) {
         const auto* plan = std::get_if<events::ActionsPlanned>(&e.body);
         if (!plan) return;
@@ -404,6 +415,7 @@ int run_storm(const Context& ctx, const StormOptions& options) {
                       {"max", plans.empty() ? 0 : *std::max_element(plans.begin(), plans.end())}};
     out["peak_rss_mib"] = static_cast<double>(rss.peak) / (1 << 20);
     out["journal_sync"] = config->get_bool("ballast.journal.sync");
+    out["background_priority"] = options.background_priority;
     out["setup_s"] = setup_s;
     out["behind"] = behind;
     out["breaks"] = breaks;
@@ -439,9 +451,9 @@ void register_storm_command(CLI::App& app, Context& ctx) {
     storm->add_option("--journal", options->journal, "Journal directory (default: a temporary one, removed)");
     storm->add_option("--seed", options->seed, "Seed of the generator (default 1)");
     storm->add_option("--move-ms", options->move_ms, "Simulated executor: ms until an action completes (default 1500)");
-    storm->add_option("--background-nice", options->background_nice,
-                      "Niceness of the planner's and snapshot writer's threads, 0-19 (default 10: the stream first)")
-        ->check(CLI::Range(0, 19));
+    storm->add_option("--background-priority", options->background_priority,
+                      "Planner, snapshot writer and RocksDB flushes: idle (default: SCHED_IDLE, the stream "
+                      "first), low (the engine's threads at nice 10) or normal");
     storm->add_flag("--json", options->json, "One JSON object instead of the report");
     storm->callback([&ctx, options] { ctx.exit_code = run_storm(ctx, *options); });
 }

@@ -115,10 +115,15 @@ TEST(SimCli, AStormReportsItsFiguresAsJson) {
     EXPECT_GT(j["events"].get<uint64_t>(), 0u);
     EXPECT_TRUE(j["breaks"].empty()) << storm.out;
     EXPECT_GE(j["latency_ms"]["p99"].get<double>(), j["latency_ms"]["p50"].get<double>());
+    EXPECT_EQ(j["background_priority"], "idle");  // the default: the stream first
     Outcome bad = ballast("storm --pattern hurricane");
     EXPECT_EQ(bad.exit_code, 1);
     EXPECT_TRUE(contains(bad.out, "--pattern hurricane: expected metrics-flood, broker-flap, topic-churn or mixed"))
         << bad.out;
+    Outcome bad_priority = ballast("storm --background-priority urgent");
+    EXPECT_EQ(bad_priority.exit_code, 1);
+    EXPECT_TRUE(contains(bad_priority.out, "--background-priority urgent: expected idle, low or normal"))
+        << bad_priority.out;
 }
 
 }  // namespace
