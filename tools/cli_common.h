@@ -3,7 +3,6 @@
 /// What every `ballast` subcommand shares: the global options, the effective
 /// configuration, logging, and how errors reach the user.
 
-#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -40,12 +39,5 @@ void setup_logging(const events::Config& config);
 /// Prints "ballast: error: <message>" to stderr; returns exit_error.
 int report_error(const events::Error& error);
 int report_error(const std::string& message);
-
-/// An event time for people: ISO-8601 UTC with milliseconds for real epoch
-/// times, "t+12.345s" for the small times of simulated runs that start at 0.
-std::string format_time_ms(int64_t time_ms);
-
-/// "1.5 MiB", "312 B".
-std::string format_bytes(uint64_t bytes);
 
 }  // namespace ballast::tools

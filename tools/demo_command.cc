@@ -24,8 +24,8 @@
 #include "tools/cli_common.h"
 #include "tools/commands.h"
 #include "tools/demo_scenarios.h"
+#include "tools/driver/sim_runner.h"
 #include "tools/sim_report.h"
-#include "tools/sim_runner.h"
 #include "tools/svg_chart.h"
 
 namespace ballast::tools {
@@ -72,7 +72,7 @@ struct Outcome {
 events::Result<Outcome> node_change(const Context& ctx, const DemoOptions& options) {
     events::Result<sim::Scenario> scenario = embedded_scenario("node-change.json");
     if (!scenario) return scenario.error();
-    events::Result<events::Config> config = sim_config(*scenario, ctx.global.overrides, ctx.global.config_file);
+    events::Result<events::Config> config = driver::sim_config(*scenario, ctx.global.overrides, ctx.global.config_file);
     if (!config) return config.error();
     const std::string topic = "self-balancing-topic";
     const int64_t stop_ms = scenario->events[0].at_ms;
@@ -81,7 +81,7 @@ events::Result<Outcome> node_change(const Context& ctx, const DemoOptions& optio
     std::printf("   3 brokers; %s has 16 partitions (RF 1); a producer writes 5 MiB/s\n", topic.c_str());
     std::printf("   (1024-byte records at 5,120 records/s). Broker 3 stops at 60 s and starts again at 3 min.\n\n");
 
-    SimRunOptions run;
+    driver::SimRunOptions run;
     run.scenario = *scenario;
     run.config = *config;
     run.journal_path = journal_dir(options.out, "node-change");
@@ -91,7 +91,7 @@ events::Result<Outcome> node_change(const Context& ctx, const DemoOptions& optio
     std::string after_stop;
     std::string final_table;
     std::vector<sim::BrokerLoad> final_loads;
-    run.on_step = [&](const SimStep& step) {
+    run.on_step = [&](const driver::SimStep& step) {
         final_table = describe_topic(step.cluster, topic);
         final_loads = step.cluster.broker_loads();
         if (step.now_ms == 0) {
@@ -113,7 +113,7 @@ events::Result<Outcome> node_change(const Context& ctx, const DemoOptions& optio
             }
         }
     };
-    events::Result<SimRunSummary> summary = run_simulation(run);
+    events::Result<driver::SimRunSummary> summary = driver::run_simulation(run);
     if (!summary) return summary.error();
     if (evacuated_ms < 0) {
         return events::make_error(events::ErrorCode::conflict,
@@ -159,14 +159,14 @@ std::string throughput_line(int64_t now_ms, const std::vector<sim::BrokerLoad>& 
 events::Result<Outcome> traffic_skew(const Context& ctx, const DemoOptions& options) {
     events::Result<sim::Scenario> scenario = embedded_scenario("traffic-skew.json");
     if (!scenario) return scenario.error();
-    events::Result<events::Config> config = sim_config(*scenario, ctx.global.overrides, ctx.global.config_file);
+    events::Result<events::Config> config = driver::sim_config(*scenario, ctx.global.overrides, ctx.global.config_file);
     if (!config) return config.error();
     const int64_t skew_ms = scenario->events[0].at_ms;
     std::printf("== 2. Traffic skew (AutoMQ's seed scenario)\n");
     std::printf("   3 brokers at ~40 MiB/s in each (48 partitions, RF 1). At 60 s the partitions on broker 0\n");
     std::printf("   double and those on broker 1 triple: 80 / 120 / 40 MiB/s. Bytes in per broker (MiB/s):\n\n");
 
-    SimRunOptions run;
+    driver::SimRunOptions run;
     run.scenario = *scenario;
     run.config = *config;
     run.journal_path = journal_dir(options.out, "traffic-skew");
@@ -178,7 +178,7 @@ events::Result<Outcome> traffic_skew(const Context& ctx, const DemoOptions& opti
     uint64_t moves_total = 0;
     std::vector<sim::BrokerLoad> printed;
     int folded = 0;
-    run.on_step = [&](const SimStep& step) {
+    run.on_step = [&](const driver::SimStep& step) {
         uint64_t released = 0;
         for (const events::Event& e : step.decided) {
             if (const auto* plan = std::get_if<events::ActionsPlanned>(&e.body)) released += plan->actions.size();
@@ -219,7 +219,7 @@ events::Result<Outcome> traffic_skew(const Context& ctx, const DemoOptions& opti
         }
         moves_since_line = 0;
     };
-    events::Result<SimRunSummary> summary = run_simulation(run);
+    events::Result<driver::SimRunSummary> summary = driver::run_simulation(run);
     if (!summary || samples.empty()) {
         return summary ? events::make_error(events::ErrorCode::conflict, "no samples") : summary.error();
     }

@@ -26,10 +26,11 @@
 #include <spdlog/spdlog.h>
 
 #include "events/event.h"
+#include "events/event_from_json.h"
 #include "store/journal.h"
 #include "tools/cli_common.h"
 #include "tools/commands.h"
-#include "tools/event_from_json.h"
+#include "tools/driver/text_format.h"
 
 namespace ballast::tools {
 
@@ -100,7 +101,7 @@ std::string human_line(const Event& event) {
     std::string line;
     char head[160];
     std::snprintf(head, sizeof head, "%8" PRIu64 "  %-24s  %-14s  %-19s", event.seq,
-                  format_time_ms(event.time_ms).c_str(), events::source_name(event.source),
+                  driver::format_time_ms(event.time_ms).c_str(), events::source_name(event.source),
                   events::type_name(event.type()));
     line = head;
     for (const auto& [key, value] : object.items()) {
@@ -206,9 +207,9 @@ int run_stats(const Context& ctx, const LogOptions& options) {
     std::printf("events     %" PRIu64 "\n", count);
     if (count) {
         std::printf("first      seq %" PRIu64 " at %s\n", journal.first_seq(),
-                    format_time_ms(first_time_ms).c_str());
+                    driver::format_time_ms(first_time_ms).c_str());
         std::printf("last       seq %" PRIu64 " at %s\n", journal.last_seq(),
-                    format_time_ms(last_time_ms).c_str());
+                    driver::format_time_ms(last_time_ms).c_str());
     }
     if (snapshots->empty()) {
         std::printf("snapshots  none\n");
@@ -216,7 +217,7 @@ int run_stats(const Context& ctx, const LogOptions& options) {
         std::printf("snapshots  %zu (newest at seq %" PRIu64 ")\n", snapshots->size(),
                     snapshots->back());
     }
-    std::printf("disk       %s\n", format_bytes(disk_bytes).c_str());
+    std::printf("disk       %s\n", driver::format_bytes(disk_bytes).c_str());
     if (!by_type.empty()) std::printf("by type\n");
     for (const auto& [type, n] : by_type) std::printf("  %-22s %" PRIu64 "\n", type.c_str(), n);
     if (!by_source.empty()) std::printf("by source\n");
@@ -234,7 +235,7 @@ int run_export(const Context& ctx, const LogOptions& options) {
     std::printf("exported %" PRIu64 " events (seq %" PRIu64 "..%" PRIu64 ") and %" PRIu64
                 " snapshots to %s (%s)\n",
                 report->events, report->first_seq, report->last_seq, report->snapshots,
-                options.file.c_str(), format_bytes(report->file_bytes).c_str());
+                options.file.c_str(), driver::format_bytes(report->file_bytes).c_str());
     return exit_ok;
 }
 
@@ -291,7 +292,7 @@ int run_append(const Context& ctx, const LogOptions& options) {
     std::string line;
     for (uint64_t line_number = 1; std::getline(*in, line); line_number++) {
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-        events::Result<Event> event = event_from_json(line);
+        events::Result<Event> event = events::event_from_json(line);
         if (!event) {
             return report_error(options.input + ":" + std::to_string(line_number) + ": " +
                                 event.error().message + " (nothing was appended)");

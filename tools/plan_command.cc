@@ -10,10 +10,10 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "tools/action_format.h"
 #include "tools/cli_common.h"
 #include "tools/commands.h"
-#include "tools/journal_replay.h"
+#include "tools/driver/journal_replay.h"
+#include "tools/driver/text_format.h"
 
 namespace ballast::tools {
 
@@ -48,7 +48,7 @@ int run_plan(const Context& ctx, const PlanOptions& options) {
     setup_logging(*config);
     const std::string path =
         options.journal.empty() ? config->get_string("ballast.journal.path") : options.journal;
-    events::Result<ReplaySource> source = open_replay_source(path, ReplayStart::newest, UINT64_MAX);
+    events::Result<driver::ReplaySource> source = driver::open_replay_source(path, driver::ReplayStart::newest, UINT64_MAX);
     if (!source) return report_error(source.error());
 
     actors::EngineOptions engine_options;
@@ -56,7 +56,7 @@ int run_plan(const Context& ctx, const PlanOptions& options) {
     engine_options.replay_from = source->start ? &*source->start : nullptr;
     events::Result<std::unique_ptr<actors::Engine>> engine = actors::Engine::start(engine_options);
     if (!engine) return report_error(engine.error());
-    if (events::Status fed = feed_journal(**engine, *source, {}); !fed) return report_error(fed.error());
+    if (events::Status fed = driver::feed_journal(**engine, *source, {}); !fed) return report_error(fed.error());
     events::Result<actors::DecisionPtr> decision = (*engine)->plan_now();
     if (!decision) return report_error(decision.error());
     const actors::Decision& d = **decision;
@@ -84,7 +84,7 @@ int run_plan(const Context& ctx, const PlanOptions& options) {
         return exit_ok;
     }
 
-    std::printf("plan as of seq %" PRIu64 " (%s)\n", d.barrier_seq, format_time_ms(d.event.time_ms).c_str());
+    std::printf("plan as of seq %" PRIu64 " (%s)\n", d.barrier_seq, driver::format_time_ms(d.event.time_ms).c_str());
     auto goals_line = [](const std::vector<std::string>& names) {
         std::string line;
         for (const std::string& n : names) line += (line.empty() ? "" : ", ") + n;
@@ -93,21 +93,21 @@ int run_plan(const Context& ctx, const PlanOptions& options) {
     std::printf("goals not met now: %s\n", goals_line(d.violated_before).c_str());
     std::printf("goals not met after the plan: %s\n", goals_line(d.violated_after).c_str());
     std::printf("\n%zu action(s) the gate would release now:\n", planned.actions.size());
-    for (const events::Action& a : planned.actions) std::printf("  %s\n", describe_action(a).c_str());
+    for (const events::Action& a : planned.actions) std::printf("  %s\n", driver::describe_action(a).c_str());
     if (!planned.held.empty()) {
         std::printf("%zu more held back by the gate:\n", planned.held.size());
         for (const events::HeldAction& h : planned.held) {
-            std::printf("  %s  (%s)\n", describe_action(h.action).c_str(), h.reason.c_str());
+            std::printf("  %s  (%s)\n", driver::describe_action(h.action).c_str(), h.reason.c_str());
         }
     }
     for (const std::string& u : d.unfixable) std::printf("cannot fix: %s\n", u.c_str());
     std::printf("\n%-7s %-10s %-7s %-8s %-26s %-26s %-12s %s\n", "broker", "rack", "state",
                 "metrics", "in (before -> after)", "out (before -> after)", "replicas", "leaders");
     for (const actors::BrokerSummary& b : d.brokers) {
-        const std::string in = mib_per_s(b.before.load.bytes_in_per_s) + " -> " +
-                               mib_per_s(b.after.load.bytes_in_per_s);
-        const std::string out = mib_per_s(b.before.load.bytes_out_per_s) + " -> " +
-                                mib_per_s(b.after.load.bytes_out_per_s);
+        const std::string in = driver::mib_per_s(b.before.load.bytes_in_per_s) + " -> " +
+                               driver::mib_per_s(b.after.load.bytes_in_per_s);
+        const std::string out = driver::mib_per_s(b.before.load.bytes_out_per_s) + " -> " +
+                                driver::mib_per_s(b.after.load.bytes_out_per_s);
         std::printf("%-7d %-10s %-7s %-8s %-26s %-26s %4d -> %-4d %4d -> %d\n", b.id, b.rack.c_str(),
                     liveness_name(b.liveness), b.metrics_fresh ? "fresh" : "stale", in.c_str(), out.c_str(), b.before.replica_count,
                     b.after.replica_count, b.before.leader_count, b.after.leader_count);

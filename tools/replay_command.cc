@@ -13,10 +13,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include "tools/action_format.h"
 #include "tools/cli_common.h"
 #include "tools/commands.h"
-#include "tools/journal_replay.h"
+#include "tools/driver/journal_replay.h"
+#include "tools/driver/text_format.h"
 
 namespace ballast::tools {
 
@@ -58,7 +58,7 @@ struct Decisions {
 
 std::string summarize(const events::ActionsPlanned& p) {
     std::string out = std::to_string(p.actions.size()) + " action(s)";
-    for (const events::Action& a : p.actions) out += "\n      " + describe_action(a);
+    for (const events::Action& a : p.actions) out += "\n      " + driver::describe_action(a);
     for (const events::RejectionCount& r : p.rejections) {
         out += "\n      held: " + r.reason + " x" + std::to_string(r.count);
     }
@@ -67,7 +67,7 @@ std::string summarize(const events::ActionsPlanned& p) {
 
 /// The journal's decisions whose barrier lies in (from - 1, to].
 /// Every event and decision about one partition, in order.
-int explain(const ReplaySource& source, const std::vector<events::Event>& plans,
+int explain(const driver::ReplaySource& source, const std::vector<events::Event>& plans,
             const std::string& topic, int32_t partition) {
     const std::string name = topic + "-" + std::to_string(partition);
     std::printf("%s: every decision about it, seq %" PRIu64 "..%" PRIu64 "\n", name.c_str(),
@@ -91,17 +91,17 @@ int explain(const ReplaySource& source, const std::vector<events::Event>& plans,
                 if (!about(a)) continue;
                 action_ids.insert(a.action_id);
                 std::printf("  seq %-8" PRIu64 " %-12s round %-4" PRIu64 " %s  (action %" PRIu64 ")\n",
-                            p.barrier_seq, format_time_ms(e.time_ms).c_str(), p.round,
-                            describe_action(a).c_str(), a.action_id);
+                            p.barrier_seq, driver::format_time_ms(e.time_ms).c_str(), p.round,
+                            driver::describe_action(a).c_str(), a.action_id);
                 for (const events::LoadChange& c : a.loads) {
-                    std::printf("      %s\n", describe_load_change(c).c_str());
+                    std::printf("      %s\n", driver::describe_load_change(c).c_str());
                 }
                 lines++;
             }
             for (const events::Unfixable& u : p.unfixable) {
                 if (u.topic != topic || u.partition != partition) continue;
                 std::printf("  seq %-8" PRIu64 " %-12s round %-4" PRIu64 " cannot fix (%s): %s\n",
-                            p.barrier_seq, format_time_ms(e.time_ms).c_str(), p.round,
+                            p.barrier_seq, driver::format_time_ms(e.time_ms).c_str(), p.round,
                             u.goal.c_str(), u.reason.c_str());
                 lines++;
             }
@@ -109,8 +109,8 @@ int explain(const ReplaySource& source, const std::vector<events::Event>& plans,
                 if (!about(h.action)) continue;
                 std::printf("  seq %-8" PRIu64 " %-12s round %-4" PRIu64
                             " held back by the gate (%s): %s\n",
-                            p.barrier_seq, format_time_ms(e.time_ms).c_str(), p.round,
-                            h.reason.c_str(), describe_action(h.action).c_str());
+                            p.barrier_seq, driver::format_time_ms(e.time_ms).c_str(), p.round,
+                            h.reason.c_str(), driver::describe_action(h.action).c_str());
                 lines++;
             }
         }
@@ -148,7 +148,7 @@ int explain(const ReplaySource& source, const std::vector<events::Event>& plans,
                 }
             }
             if (!what.empty()) {
-                std::printf("  seq %-8" PRIu64 " %-12s %s\n", seq, format_time_ms(e.time_ms).c_str(),
+                std::printf("  seq %-8" PRIu64 " %-12s %s\n", seq, driver::format_time_ms(e.time_ms).c_str(),
                             what.c_str());
                 lines++;
             }
@@ -166,12 +166,12 @@ int run_replay(const Context& ctx, const ReplayOptions& options) {
     setup_logging(*config);
     std::string topic;
     int32_t partition = -1;
-    if (!options.explain.empty() && !parse_topic_partition(options.explain, &topic, &partition)) {
+    if (!options.explain.empty() && !driver::parse_topic_partition(options.explain, &topic, &partition)) {
         return report_error("--explain " + options.explain + ": expected TOPIC-PARTITION, e.g. orders-3");
     }
     const std::string path =
         options.journal.empty() ? config->get_string("ballast.journal.path") : options.journal;
-    events::Result<ReplaySource> source = open_replay_source(path, ReplayStart::oldest, options.to);
+    events::Result<driver::ReplaySource> source = driver::open_replay_source(path, driver::ReplayStart::oldest, options.to);
     if (!source) return report_error(source.error());
 
     auto decisions = std::make_shared<Decisions>();
@@ -192,7 +192,7 @@ int run_replay(const Context& ctx, const ReplayOptions& options) {
                  source->start ? (" from the snapshot at seq " + std::to_string(source->start->seq)).c_str()
                                : " from the start");
     ProgressBar bar(total >= 100'000 || isatty(STDERR_FILENO));
-    if (events::Status fed = feed_journal(**engine, *source,
+    if (events::Status fed = driver::feed_journal(**engine, *source,
                                           [&](uint64_t done, uint64_t all) { bar.update(done, all); });
         !fed) {
         return report_error(fed.error());
@@ -201,7 +201,7 @@ int run_replay(const Context& ctx, const ReplayOptions& options) {
     const std::vector<events::Event>& replayed = decisions->plans;
     if (!options.explain.empty()) return explain(*source, replayed, topic, partition);
 
-    events::Result<std::vector<events::Event>> journaled = journaled_plans(*source);
+    events::Result<std::vector<events::Event>> journaled = driver::journaled_plans(*source);
     if (!journaled) return report_error(journaled.error());
     size_t same = 0;
     std::vector<size_t> differ;

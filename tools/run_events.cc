@@ -2,7 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "tools/action_format.h"
+#include "tools/driver/text_format.h"
 
 namespace ballast::tools {
 
@@ -18,12 +18,12 @@ void RunLog::decision(const events::Event& e) {
     const char* recovered = _recovering ? " (during start: replayed or reconciled)" : "";
     if (const auto* plan = std::get_if<events::ActionsPlanned>(&e.body)) {
         for (const events::Action& a : plan->actions) {
-            _actions[a.action_id] = describe_action(a);
+            _actions[a.action_id] = driver::describe_action(a);
             spdlog::info("round {}: planned action {}: {}{}", plan->round, a.action_id, _actions[a.action_id],
                          recovered);
         }
         for (const events::HeldAction& h : plan->held) {
-            spdlog::debug("round {}: held {}: {}", plan->round, describe_action(h.action), h.reason);
+            spdlog::debug("round {}: held {}: {}", plan->round, driver::describe_action(h.action), h.reason);
         }
     } else if (const auto* s = std::get_if<events::ActionSubmitted>(&e.body)) {
         spdlog::info("submitted action {} (attempt {}): {}{}", s->action_id, s->attempt, describe(s->action_id),

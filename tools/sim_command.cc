@@ -11,12 +11,12 @@
 #include <CLI/CLI.hpp>
 
 #include "adapters/sim/random_scenario.h"
-#include "tools/action_format.h"
 #include "tools/cli_common.h"
 #include "tools/commands.h"
-#include "tools/sim_checks.h"
+#include "tools/driver/sim_checks.h"
+#include "tools/driver/sim_runner.h"
+#include "tools/driver/text_format.h"
 #include "tools/sim_report.h"
-#include "tools/sim_runner.h"
 
 namespace ballast::tools {
 
@@ -46,7 +46,7 @@ int run_sim(const Context& ctx, const SimOptions& options) {
     }
     if (!scenario) return report_error(scenario.error());
 
-    events::Result<events::Config> config = sim_config(*scenario, ctx.global.overrides, ctx.global.config_file);
+    events::Result<events::Config> config = driver::sim_config(*scenario, ctx.global.overrides, ctx.global.config_file);
     if (!config) return report_error(config.error());
     if (!ctx.global.log_level.empty()) {
         if (events::Status s = config->set("ballast.log.level", ctx.global.log_level); !s) return report_error(s.error());
@@ -55,7 +55,7 @@ int run_sim(const Context& ctx, const SimOptions& options) {
     }
     setup_logging(*config);
 
-    SimRunOptions run;
+    driver::SimRunOptions run;
     run.scenario = *scenario;
     run.config = *config;
     run.realtime = options.realtime;
@@ -84,18 +84,18 @@ int run_sim(const Context& ctx, const SimOptions& options) {
                 scenario->description.empty() ? "no description" : scenario->description.c_str());
     // Random scenarios stop changing at a known time: thrash is checked after it.
     const int64_t quiet_from_ms = options.random_seed != 0 ? sim::random_disturbed_until_ms(*scenario) : -1;
-    SimChecker checker(*scenario, *config, quiet_from_ms);
+    driver::SimChecker checker(*scenario, *config, quiet_from_ms);
     TimelinePrinter timeline(options.quiet ? nullptr : stdout);
-    run.on_step = [&](const SimStep& step) {
+    run.on_step = [&](const driver::SimStep& step) {
         timeline.step(step);
         if (options.check) checker.step(step);
     };
-    events::Result<SimRunSummary> summary = run_simulation(run);
+    events::Result<driver::SimRunSummary> summary = driver::run_simulation(run);
     if (!summary) return report_error(summary.error());
     std::printf("\n%s", format_summary(*summary, timeline).c_str());
     std::printf("journal: %s (replay it: ballast replay --journal %s)\n", journal.c_str(), journal.c_str());
     if (!options.check) return exit_ok;
-    SimVerdict verdict = checker.finish(journal, *summary);
+    driver::SimVerdict verdict = checker.finish(journal, *summary);
     std::printf("%s", verdict.report().c_str());
     return verdict.ok() ? exit_ok : 2;
 }

@@ -3,8 +3,7 @@
 #include <algorithm>
 #include <cinttypes>
 
-#include "tools/action_format.h"
-#include "tools/cli_common.h"
+#include "tools/driver/text_format.h"
 
 namespace ballast::tools {
 
@@ -18,10 +17,10 @@ std::string join_ids(const std::vector<int32_t>& ids) {
 
 }  // namespace
 
-void TimelinePrinter::step(const SimStep& step) {
+void TimelinePrinter::step(const driver::SimStep& step) {
     _loads = step.cluster.broker_loads();
     const auto line = [&](int64_t time_ms, const std::string& text) {
-        if (_out) std::fprintf(_out, "%-12s %s\n", format_time_ms(time_ms).c_str(), text.c_str());
+        if (_out) std::fprintf(_out, "%-12s %s\n", driver::format_time_ms(time_ms).c_str(), text.c_str());
     };
     uint64_t completed_here = 0;
     for (const events::Event& e : step.fed) {
@@ -56,7 +55,7 @@ void TimelinePrinter::step(const SimStep& step) {
                                 " action(s)" + (plan->held.empty() ? "" : ", " + std::to_string(plan->held.size()) +
                                                                             " held back by the gate"));
             for (size_t i = 0; _out && i < plan->actions.size() && i < _actions_listed_max; i++) {
-                std::fprintf(_out, "%-12s   %s\n", "", describe_action(plan->actions[i]).c_str());
+                std::fprintf(_out, "%-12s   %s\n", "", driver::describe_action(plan->actions[i]).c_str());
             }
             if (_out && plan->actions.size() > _actions_listed_max) {
                 std::fprintf(_out, "%-12s   ... and %zu more\n", "", plan->actions.size() - _actions_listed_max);
@@ -113,14 +112,14 @@ std::string describe_topic(const sim::SimCluster& cluster, const std::string& to
     return out;
 }
 
-std::string format_summary(const SimRunSummary& summary, const TimelinePrinter& timeline) {
+std::string format_summary(const driver::SimRunSummary& summary, const TimelinePrinter& timeline) {
     std::string out;
     char text[256];
     std::snprintf(text, sizeof text,
                   "summary: %s simulated, %" PRIu64 " events, %" PRIu64 " rounds, %" PRIu64
                   " actions released, %" PRIu64 " completed, %" PRIu64 " failed, %" PRIu64
                   " partitions moved\n",
-                  format_time_ms(summary.simulated_ms).c_str(), summary.events_fed, summary.rounds,
+                  driver::format_time_ms(summary.simulated_ms).c_str(), summary.events_fed, summary.rounds,
                   summary.actions_accepted, summary.cluster.completed, summary.cluster.failed,
                   summary.cluster.partitions_moved);
     out += text;
@@ -128,8 +127,8 @@ std::string format_summary(const SimRunSummary& summary, const TimelinePrinter& 
         out += "engine restarts (recovered from the journal): " + std::to_string(summary.engine_restarts) + "\n";
     }
     if (timeline.last_completion_ms() >= 0) {
-        out += "first action at " + format_time_ms(timeline.first_action_ms()) + ", last completed at " +
-               format_time_ms(timeline.last_completion_ms()) + "\n";
+        out += "first action at " + driver::format_time_ms(timeline.first_action_ms()) + ", last completed at " +
+               driver::format_time_ms(timeline.last_completion_ms()) + "\n";
     }
     out += "final broker loads:\n" + format_broker_loads(timeline.final_loads());
     std::snprintf(text, sizeof text, "final spread (max/mean): in %.2f, out %.2f\n",

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "adapters/sim/sim_cluster.h"
-#include "tools/sim_runner.h"
+#include "tools/driver/sim_runner.h"
 
 namespace ballast::tools {
 
@@ -20,7 +20,7 @@ class TimelinePrinter {
 public:
     explicit TimelinePrinter(std::FILE* out, size_t actions_listed_max = 8)
         : _out(out), _actions_listed_max(actions_listed_max) {}
-    void step(const SimStep& step);
+    void step(const driver::SimStep& step);
 
     uint64_t moves_completed() const { return _moves_completed; }
     uint64_t actions_failed() const { return _actions_failed; }
@@ -49,6 +49,6 @@ double load_spread(const std::vector<sim::BrokerLoad>& loads, bool out);
 /// Kafka's own shape: "Topic: t\tPartition: 0\tLeader: 1\tReplicas: 1,2\tIsr: 1,2".
 std::string describe_topic(const sim::SimCluster& cluster, const std::string& topic);
 
-std::string format_summary(const SimRunSummary& summary, const TimelinePrinter& timeline);
+std::string format_summary(const driver::SimRunSummary& summary, const TimelinePrinter& timeline);
 
 }  // namespace ballast::tools

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "adapters/sim/sim_cluster.h"
-#include "tools/sim_checks.h"
+#include "tools/driver/sim_checks.h"
 
-namespace ballast::tools {
+namespace ballast::driver {
 namespace {
 
 constexpr double mib = 1 << 20;
@@ -145,4 +145,4 @@ TEST(SimChecks, PlansWithinTheLimitsOrWithoutLimitsAreNoBreak) {
 }
 
 }  // namespace
-}  // namespace ballast::tools
+}  // namespace ballast::driver

@@ -18,10 +18,10 @@
 
 #include "adapters/sim/random_scenario.h"
 #include "tests/support/temp_dir.h"
-#include "tools/sim_checks.h"
-#include "tools/sim_runner.h"
+#include "tools/driver/sim_checks.h"
+#include "tools/driver/sim_runner.h"
 
-namespace ballast::tools {
+namespace ballast::driver {
 namespace {
 
 std::pair<uint64_t, uint64_t> seed_range() {
@@ -105,4 +105,4 @@ TEST(SimFaults, EverySeedKeepsEveryPromise) {
 }
 
 }  // namespace
-}  // namespace ballast::tools
+}  // namespace ballast::driver

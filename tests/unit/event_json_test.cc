@@ -10,8 +10,8 @@
 #include <string>
 
 #include "events/event.h"
+#include "events/event_from_json.h"
 #include "tests/support/event_gen.h"
-#include "tools/event_from_json.h"
 
 namespace ballast {
 namespace {
@@ -19,7 +19,7 @@ namespace {
 using events::ErrorCode;
 using events::Event;
 using events::Source;
-using tools::event_from_json;
+using events::event_from_json;
 
 /// The error message event_from_json gives for `json`; fails the test if it parses.
 std::string error_for(const std::string& json) {

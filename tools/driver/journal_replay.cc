@@ -1,9 +1,9 @@
-#include "tools/journal_replay.h"
+#include "tools/driver/journal_replay.h"
 
 #include <algorithm>
 #include <memory>
 
-namespace ballast::tools {
+namespace ballast::driver {
 
 namespace {
 /// Events per batch handed to the engine.
@@ -125,4 +125,4 @@ events::Result<ReplayComparison> replay_and_compare(const std::string& path) {
     return out;
 }
 
-}  // namespace ballast::tools
+}  // namespace ballast::driver

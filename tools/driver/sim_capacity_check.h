@@ -42,7 +42,7 @@
 #include "events/event.h"
 #include "goals/cluster_model.h"
 
-namespace ballast::tools {
+namespace ballast::driver {
 
 class CapacityCheck {
 public:
@@ -105,4 +105,4 @@ private:
     uint64_t _plans_checked = 0;
 };
 
-}  // namespace ballast::tools
+}  // namespace ballast::driver

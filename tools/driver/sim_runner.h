@@ -24,7 +24,7 @@
 #include "events/event.h"
 #include "events/result.h"
 
-namespace ballast::tools {
+namespace ballast::driver {
 
 /// What a step looked like, for timelines and checks (the engine is idle).
 struct SimStep {
@@ -73,4 +73,4 @@ events::Result<events::Config> sim_config(const sim::Scenario& scenario,
 /// the last step. Errors: the engine's (journal, recovery), with the time.
 events::Result<SimRunSummary> run_simulation(const SimRunOptions& options);
 
-}  // namespace ballast::tools
+}  // namespace ballast::driver

@@ -9,7 +9,7 @@
 #include "events/event.h"
 #include "events/result.h"
 
-namespace ballast::tools {
+namespace ballast::events {
 
 /// Parses one event. "type" is required; "seq" is optional (the journal
 /// assigns sequence numbers on append); "time_ms" defaults to 0, "source" to
@@ -19,4 +19,4 @@ namespace ballast::tools {
 /// integer in [-2147483648, 2147483647], got \"x\"".
 events::Result<events::Event> event_from_json(std::string_view json);
 
-}  // namespace ballast::tools
+}  // namespace ballast::events

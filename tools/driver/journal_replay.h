@@ -15,7 +15,7 @@
 #include "actors/engine_snapshot.h"
 #include "store/journal.h"
 
-namespace ballast::tools {
+namespace ballast::driver {
 
 struct ReplaySource {
     std::unique_ptr<store::Journal> journal;     // opened read-only
@@ -51,4 +51,4 @@ struct ReplayComparison {
 };
 events::Result<ReplayComparison> replay_and_compare(const std::string& path);
 
-}  // namespace ballast::tools
+}  // namespace ballast::driver

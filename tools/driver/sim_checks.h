@@ -36,10 +36,10 @@
 
 #include "adapters/sim/sim_scenario.h"
 #include "events/config.h"
-#include "tools/sim_capacity_check.h"
-#include "tools/sim_runner.h"
+#include "tools/driver/sim_capacity_check.h"
+#include "tools/driver/sim_runner.h"
 
-namespace ballast::tools {
+namespace ballast::driver {
 
 struct SimVerdict {
     std::string scenario;
@@ -124,4 +124,4 @@ private:
     bool _multi_rack = false;
 };
 
-}  // namespace ballast::tools
+}  // namespace ballast::driver

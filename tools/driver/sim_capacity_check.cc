@@ -1,12 +1,12 @@
-#include "tools/sim_capacity_check.h"
+#include "tools/driver/sim_capacity_check.h"
 
 #include <algorithm>
 #include <cassert>
 #include <cstdio>
 
-#include "tools/action_format.h"
+#include "tools/driver/text_format.h"
 
-namespace ballast::tools {
+namespace ballast::driver {
 
 namespace {
 
@@ -279,4 +279,4 @@ bool CapacityCheck::leaves_room(int64_t now_ms) const {
     return true;
 }
 
-}  // namespace ballast::tools
+}  // namespace ballast::driver

@@ -1,13 +1,12 @@
-#include "tools/sim_checks.h"
+#include "tools/driver/sim_checks.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "tools/action_format.h"
-#include "tools/cli_common.h"
-#include "tools/journal_replay.h"
+#include "tools/driver/journal_replay.h"
+#include "tools/driver/text_format.h"
 
-namespace ballast::tools {
+namespace ballast::driver {
 
 namespace {
 
@@ -397,4 +396,4 @@ std::string SimVerdict::report() const {
     return out;
 }
 
-}  // namespace ballast::tools
+}  // namespace ballast::driver

@@ -1,4 +1,4 @@
-#include "tools/event_from_json.h"
+#include "events/event_from_json.h"
 
 #include <cmath>
 #include <cstdint>
@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace ballast::tools {
+namespace ballast::events {
 
 namespace {
 
@@ -518,4 +518,4 @@ events::Result<events::Event> event_from_json(std::string_view text) {
     }
 }
 
-}  // namespace ballast::tools
+}  // namespace ballast::events

@@ -1,4 +1,4 @@
-#include "tools/sim_runner.h"
+#include "tools/driver/sim_runner.h"
 
 #include <algorithm>
 #include <chrono>
@@ -11,7 +11,7 @@
 
 #include "actors/engine.h"
 
-namespace ballast::tools {
+namespace ballast::driver {
 
 namespace {
 
@@ -186,4 +186,4 @@ events::Result<SimRunSummary> run_simulation(const SimRunOptions& options) {
     return summary;
 }
 
-}  // namespace ballast::tools
+}  // namespace ballast::driver
