@@ -88,12 +88,12 @@ private:
 };
 
 /// Waits until some broker answers DescribeCluster; false if a signal came first.
-bool wait_for_cluster(const LiveRunOptions& options, const kafka::ClientOptions& client, StopSignals& signals) {
-    kafka::AdminClient admin(client);
+bool wait_for_cluster(const LiveRunOptions& options, const kafka::wire::ClientOptions& client, StopSignals& signals) {
+    kafka::wire::AdminClient admin(client);
     kafka::RetryBackoff backoff("connecting to the Kafka cluster at " + options.bootstrap_servers, 1000,
                                 reachable_backoff_max_ms);
     for (;;) {
-        events::Result<kafka::DescribeClusterResponse> cluster = admin.describe_cluster({}, call_timeout_ms);
+        events::Result<kafka::wire::DescribeClusterResponse> cluster = admin.describe_cluster({}, call_timeout_ms);
         if (cluster && cluster->error.ok()) {
             spdlog::info("connected to cluster {} ({} brokers) at {}", cluster->cluster_id, cluster->brokers.size(),
                          options.bootstrap_servers);
@@ -107,12 +107,12 @@ bool wait_for_cluster(const LiveRunOptions& options, const kafka::ClientOptions&
 }  // namespace
 
 int run_live(const LiveRunOptions& options) {
-    events::Result<std::vector<kafka::BrokerAddress>> servers = kafka::parse_bootstrap_servers(options.bootstrap_servers);
+    events::Result<std::vector<kafka::wire::BrokerAddress>> servers = kafka::wire::parse_bootstrap_servers(options.bootstrap_servers);
     if (!servers) return report_error("--bootstrap-server: " + servers.error().message);
     const events::Config& config = options.config;
     StopSignals signals;
 
-    kafka::ClientOptions client;
+    kafka::wire::ClientOptions client;
     client.bootstrap_servers = *servers;
     client.connection.client_id = "ballast";
     if (!wait_for_cluster(options, client, signals)) {

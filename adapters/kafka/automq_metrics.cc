@@ -4,14 +4,14 @@
 
 #include <spdlog/spdlog.h>
 
-#include "adapters/kafka/wire_reader.h"
+#include "adapters/kafka/wire/wire_reader.h"
 
 namespace ballast::kafka {
 
 namespace {
 
 /// An int32 length of a UTF-8 field, checked against the bytes left.
-std::string length_prefixed(Reader& reader, const char* length_field, const char* field) {
+std::string length_prefixed(wire::Reader& reader, const char* length_field, const char* field) {
     const size_t at = reader.offset();
     const int32_t length = reader.int32(length_field);
     if (!reader.ok()) return {};
@@ -36,7 +36,7 @@ std::optional<double> AutomqMetric::value(uint8_t id) const {
 
 events::Result<std::optional<AutomqMetric>> decode_automq_metric(std::span<const uint8_t> bytes,
                                                                   const std::string& what) {
-    Reader reader(bytes, "AutoMQ metric " + what);
+    wire::Reader reader(bytes, "AutoMQ metric " + what);
     const int8_t type = reader.int8("type");
     if (!reader.ok()) return reader.status().error();
     if (type != 0 && type != 1) return std::optional<AutomqMetric>();  // a newer kind: skipped
@@ -69,12 +69,12 @@ events::Result<std::optional<AutomqMetric>> decode_automq_metric(std::span<const
                     count_at);
     }
     for (int32_t i = 0; reader.ok() && i < count; i++) {
-        Reader::Element element = reader.element("values", static_cast<size_t>(i));
+        wire::Reader::Element element = reader.element("values", static_cast<size_t>(i));
         const auto id = static_cast<uint8_t>(reader.int8("id"));
         const double value = reader.float64("value");
         metric.values.emplace_back(id, value);
     }
-    if (Status done = reader.finish(); !done) return done.error();
+    if (events::Status done = reader.finish(); !done) return done.error();
     return std::optional<AutomqMetric>(std::move(metric));
 }
 

@@ -4,7 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "adapters/kafka/wire_reader.h"
+#include "adapters/kafka/wire/wire_reader.h"
 
 namespace ballast::kafka {
 
@@ -35,7 +35,7 @@ CruiseControlMetric::Scope cruise_control_scope(uint8_t id) {
 
 events::Result<CruiseControlMetric> decode_cruise_control_metric(std::span<const uint8_t> bytes,
                                                                  const std::string& what) {
-    Reader reader(bytes, "Cruise Control metric " + what);
+    wire::Reader reader(bytes, "Cruise Control metric " + what);
     CruiseControlMetric metric;
     const int8_t klass = reader.int8("class");
     if (reader.ok() && (klass < 0 || klass > 2)) {
@@ -82,7 +82,7 @@ events::Result<CruiseControlMetric> decode_cruise_control_metric(std::span<const
         }
     }
     metric.value = reader.float64("value");
-    if (Status done = reader.finish(); !done) return done.error();
+    if (events::Status done = reader.finish(); !done) return done.error();
     return metric;
 }
 

@@ -17,16 +17,16 @@ constexpr int16_t unknown_server_error = -1;
 std::string part_name(const TrackedPart& part) { return part.topic + "-" + std::to_string(part.partition); }
 
 /// One request with every part's target (nullopt: cancel).
-AlterPartitionReassignmentsRequest alter_request(const TrackedAction& tracked, bool cancel) {
-    AlterPartitionReassignmentsRequest request;
+wire::AlterPartitionReassignmentsRequest alter_request(const TrackedAction& tracked, bool cancel) {
+    wire::AlterPartitionReassignmentsRequest request;
     for (const TrackedPart& part : tracked.parts) {
         auto topic = std::find_if(request.topics.begin(), request.topics.end(),
-                                  [&](const ReassignableTopic& t) { return t.name == part.topic; });
+                                  [&](const wire::ReassignableTopic& t) { return t.name == part.topic; });
         if (topic == request.topics.end()) {
             request.topics.push_back({part.topic, {}});
             topic = std::prev(request.topics.end());
         }
-        ReassignablePartition p;
+        wire::ReassignablePartition p;
         p.partition_index = part.partition;
         if (!cancel) p.replicas = part.target;
         topic->partitions.push_back(std::move(p));
@@ -34,11 +34,11 @@ AlterPartitionReassignmentsRequest alter_request(const TrackedAction& tracked, b
     return request;
 }
 
-const ReassignablePartitionResponse* find_result(const AlterPartitionReassignmentsResponse& response,
+const wire::ReassignablePartitionResponse* find_result(const wire::AlterPartitionReassignmentsResponse& response,
                                                  const TrackedPart& part) {
-    for (const ReassignableTopicResponse& t : response.responses) {
+    for (const wire::ReassignableTopicResponse& t : response.responses) {
         if (t.name != part.topic) continue;
-        for (const ReassignablePartitionResponse& p : t.partitions) {
+        for (const wire::ReassignablePartitionResponse& p : t.partitions) {
             if (p.partition_index == part.partition) return &p;
         }
     }
@@ -60,7 +60,7 @@ void KafkaAdminPort::attach(actors::EventSink sink) { _sink = std::move(sink); }
 void KafkaAdminPort::start() {
     assert(_sink);
     if (_thread.joinable()) return;
-    _client = std::make_unique<AdminClient>(_options.client);
+    _client = std::make_unique<wire::AdminClient>(_options.client);
     _thread = std::thread([this] { run(); });
 }
 
@@ -88,7 +88,7 @@ void KafkaAdminPort::submit(const events::Action& action, uint32_t attempt) {
         }
     }
     // Over the bound: refuse at once rather than grow without limit.
-    report(events::ActionFailed{action.action_id, network_exception, error_name(network_exception),
+    report(events::ActionFailed{action.action_id, network_exception, wire::error_name(network_exception),
                                 "the admin port's queue is full (" + std::to_string(_options.queue_max) +
                                     " requests)",
                                 true, attempt});
@@ -108,10 +108,10 @@ void KafkaAdminPort::adopt(const events::Action& action, uint32_t attempt) {
 
 std::vector<actors::RunningReassignment> KafkaAdminPort::running() {
     std::lock_guard<std::mutex> lock(_running_mutex);
-    if (!_running_client) _running_client = std::make_unique<AdminClient>(_options.client);
+    if (!_running_client) _running_client = std::make_unique<wire::AdminClient>(_options.client);
     RetryBackoff backoff("ListPartitionReassignments (what runs, to reconcile)", 500, 4000);
     for (uint32_t attempt = 1; attempt <= _options.running_tries; attempt++) {
-        Result<ListPartitionReassignmentsResponse> listed =
+        events::Result<wire::ListPartitionReassignmentsResponse> listed =
             _running_client->list_partition_reassignments({}, _options.call_timeout_ms);
         std::string problem;
         if (!listed) {
@@ -120,8 +120,8 @@ std::vector<actors::RunningReassignment> KafkaAdminPort::running() {
             problem = listed->error.to_string();
         } else {
             std::vector<actors::RunningReassignment> out;
-            for (const OngoingTopicReassignment& t : listed->topics) {
-                for (const OngoingPartitionReassignment& p : t.partitions) {
+            for (const wire::OngoingTopicReassignment& t : listed->topics) {
+                for (const wire::OngoingPartitionReassignment& p : t.partitions) {
                     // The target: the listed set without the replicas leaving.
                     std::vector<int32_t> target;
                     for (const int32_t id : p.replicas) {
@@ -154,7 +154,7 @@ void KafkaAdminPort::report(events::Body body) {
 }
 
 void KafkaAdminPort::failed(const TrackedAction& tracked, int16_t code, const std::string& message) {
-    report(events::ActionFailed{tracked.action.action_id, code, error_name(code), message, is_retriable(code),
+    report(events::ActionFailed{tracked.action.action_id, code, wire::error_name(code), message, wire::is_retriable(code),
                                 tracked.attempt});
 }
 
@@ -218,11 +218,11 @@ void KafkaAdminPort::begin(const events::Action& action, uint32_t attempt) {
                       " (Ballast never changes a replication factor)";
         }
         if (!problem.empty()) {
-            failed(tracked, error_codes::invalid_replica_assignment, problem);
+            failed(tracked, wire::error_codes::invalid_replica_assignment, problem);
             return;
         }
     }
-    Result<AlterPartitionReassignmentsResponse> answer =
+    events::Result<wire::AlterPartitionReassignmentsResponse> answer =
         _client->alter_partition_reassignments(alter_request(tracked, false), _options.call_timeout_ms);
     if (!answer) {
         failed(tracked, network_exception, "AlterPartitionReassignments: " + answer.error().message);
@@ -234,14 +234,14 @@ void KafkaAdminPort::begin(const events::Action& action, uint32_t attempt) {
     }
     std::vector<const TrackedPart*> started;
     const TrackedPart* refused = nullptr;
-    KafkaError refusal;
+    wire::KafkaError refusal;
     for (const TrackedPart& part : tracked.parts) {
-        const ReassignablePartitionResponse* result = find_result(*answer, part);
+        const wire::ReassignablePartitionResponse* result = find_result(*answer, part);
         if (result && result->error.ok()) {
             started.push_back(&part);
         } else if (!refused) {
             refused = &part;
-            refusal = result ? result->error : KafkaError{unknown_server_error, "no answer for the partition"};
+            refusal = result ? result->error : wire::KafkaError{unknown_server_error, "no answer for the partition"};
         }
     }
     if (refused) {
@@ -259,17 +259,17 @@ void KafkaAdminPort::begin(const events::Action& action, uint32_t attempt) {
 }
 
 void KafkaAdminPort::cancel_parts(const TrackedAction& tracked, const std::string& why) {
-    Result<AlterPartitionReassignmentsResponse> answer =
+    events::Result<wire::AlterPartitionReassignmentsResponse> answer =
         _client->alter_partition_reassignments(alter_request(tracked, true), _options.call_timeout_ms);
     if (!answer) {
         spdlog::warn("action {}: cancel ({}): {}", tracked.action.action_id, why, answer.error().message);
         return;
     }
     for (const TrackedPart& part : tracked.parts) {
-        const ReassignablePartitionResponse* result = find_result(*answer, part);
-        const KafkaError error = result ? result->error : answer->error;
+        const wire::ReassignablePartitionResponse* result = find_result(*answer, part);
+        const wire::KafkaError error = result ? result->error : answer->error;
         // Nothing running (it finished, or never started) is what a cancel wants.
-        if (!error.ok() && error.code != error_codes::no_reassignment_in_progress) {
+        if (!error.ok() && error.code != wire::error_codes::no_reassignment_in_progress) {
             spdlog::warn("action {}: cancel of {} ({}): {}", tracked.action.action_id, part_name(part), why,
                          error.to_string());
         }
@@ -278,9 +278,9 @@ void KafkaAdminPort::cancel_parts(const TrackedAction& tracked, const std::strin
 
 void KafkaAdminPort::elect(TrackedAction& tracked) {
     const TrackedPart& part = tracked.parts.front();
-    ElectLeadersRequest request;
-    request.topic_partitions = std::vector<TopicPartitions>{{part.topic, {part.partition}}};
-    Result<ElectLeadersResponse> answer = _client->elect_leaders(request, _options.call_timeout_ms);
+    wire::ElectLeadersRequest request;
+    request.topic_partitions = std::vector<wire::TopicPartitions>{{part.topic, {part.partition}}};
+    events::Result<wire::ElectLeadersResponse> answer = _client->elect_leaders(request, _options.call_timeout_ms);
     int16_t code = 0;
     std::string message;
     if (!answer) {
@@ -289,8 +289,8 @@ void KafkaAdminPort::elect(TrackedAction& tracked) {
     } else if (!answer->error.ok()) {
         code = answer->error.code;
         message = "ElectLeaders: " + answer->error.to_string();
-    } else if (const ElectLeadersPartitionResult* result = answer->find(part.topic, part.partition);
-               result && !result->error.ok() && result->error.code != error_codes::election_not_needed) {
+    } else if (const wire::ElectLeadersPartitionResult* result = answer->find(part.topic, part.partition);
+               result && !result->error.ok() && result->error.code != wire::error_codes::election_not_needed) {
         code = result->error.code;
         message = "ElectLeaders " + part_name(part) + ": " + result->error.to_string();
     }
@@ -300,7 +300,7 @@ void KafkaAdminPort::elect(TrackedAction& tracked) {
 }
 
 void KafkaAdminPort::check_progress() {
-    Result<ListPartitionReassignmentsResponse> moving =
+    events::Result<wire::ListPartitionReassignmentsResponse> moving =
         _client->list_partition_reassignments({}, _options.call_timeout_ms);
     if (!moving || !moving->error.ok()) {
         // Judged again at the next check; the engine's action timeout bounds the wait.

@@ -45,14 +45,14 @@
 
 #include "actors/admin_port.h"
 #include "adapters/kafka/action_tracker.h"
-#include "adapters/kafka/admin_client.h"
+#include "adapters/kafka/wire/admin_client.h"
 #include "adapters/kafka/cluster_view.h"
 #include "adapters/kafka/event_clock.h"
 
 namespace ballast::kafka {
 
 struct KafkaAdminPortOptions {
-    ClientOptions client;
+    wire::ClientOptions client;
     /// How often the actions followed are checked.
     int64_t poll_interval_ms = 1000;
     /// Each call to the cluster.
@@ -110,7 +110,7 @@ private:
     actors::EventSink _sink;
 
     // The worker's own.
-    std::unique_ptr<AdminClient> _client;
+    std::unique_ptr<wire::AdminClient> _client;
     std::map<uint64_t, TrackedAction> _tracked;  // by action id
     std::atomic<size_t> _following{0};
 
@@ -123,7 +123,7 @@ private:
 
     // running(), from the engine's start.
     std::mutex _running_mutex;
-    std::unique_ptr<AdminClient> _running_client;
+    std::unique_ptr<wire::AdminClient> _running_client;
 };
 
 }  // namespace ballast::kafka

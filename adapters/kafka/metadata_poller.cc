@@ -2,7 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "adapters/kafka/response_errors.h"
+#include "adapters/kafka/wire/response_errors.h"
 #include "adapters/kafka/retry_backoff.h"
 
 namespace ballast::kafka {
@@ -18,18 +18,18 @@ MetadataPoller::MetadataPoller(MetadataPollerOptions options, EventClock clock, 
 
 MetadataPoller::~MetadataPoller() { stop(); }
 
-Status MetadataPoller::attach(actors::EventSink sink) {
+events::Status MetadataPoller::attach(actors::EventSink sink) {
     _sink = std::move(sink);
-    Result<std::unique_ptr<RdKafkaClient>> client =
+    events::Result<std::unique_ptr<RdKafkaClient>> client =
         RdKafkaClient::create(RdKafkaClient::Kind::producer, _options.bootstrap_servers, "ballast-metadata");
     if (!client) return client.error();
     _rdkafka = std::move(*client);
-    _admin = std::make_unique<AdminClient>(_options.client);
+    _admin = std::make_unique<wire::AdminClient>(_options.client);
     return {};
 }
 
-Status MetadataPoller::start(actors::EventSink sink) {
-    if (Status attached = attach(std::move(sink)); !attached) return attached;
+events::Status MetadataPoller::start(actors::EventSink sink) {
+    if (events::Status attached = attach(std::move(sink)); !attached) return attached;
     _thread = std::thread([this] { run(); });
     return {};
 }
@@ -43,20 +43,20 @@ void MetadataPoller::stop() {
     if (_thread.joinable()) _thread.join();
 }
 
-Status MetadataPoller::poll_once() {
+events::Status MetadataPoller::poll_once() {
     assert(_rdkafka && _admin);
     Observation observation;
-    Result<Metadata> metadata = _rdkafka->metadata(_options.call_timeout_ms);
+    events::Result<Metadata> metadata = _rdkafka->metadata(_options.call_timeout_ms);
     if (!metadata) return metadata.error();
     observation.metadata = std::move(*metadata);
 
     // Registered brokers with racks; v2 lists the fenced ones too.
-    DescribeClusterRequest describe;
+    wire::DescribeClusterRequest describe;
     describe.include_fenced_brokers = _describe_fenced;
     if (_describe_fenced) {
-        Result<BrokerConnection*> connection = _admin->any_broker(_options.call_timeout_ms);
+        events::Result<wire::BrokerConnection*> connection = _admin->any_broker(_options.call_timeout_ms);
         if (connection) {
-            Result<int16_t> version = (*connection)->version_for(ApiKey::describe_cluster);
+            events::Result<int16_t> version = (*connection)->version_for(wire::ApiKey::describe_cluster);
             if (version && *version < 2) {
                 spdlog::info("the cluster speaks DescribeCluster up to v{}: fenced brokers are "
                              "known only from metadata",
@@ -66,23 +66,23 @@ Status MetadataPoller::poll_once() {
             }
         }
     }
-    Result<DescribeClusterResponse> cluster = _admin->describe_cluster(describe, _options.call_timeout_ms);
-    if (cluster && response_errors(*cluster).ok()) {
+    events::Result<wire::DescribeClusterResponse> cluster = _admin->describe_cluster(describe, _options.call_timeout_ms);
+    if (cluster && wire::response_errors(*cluster).ok()) {
         if (_describe_fenced) {
             observation.registered = cluster->brokers;
         } else {
             // Without fenced brokers the answer only adds racks; metadata
             // alone decides who is alive.
-            for (const DescribeClusterBroker& d : cluster->brokers) {
+            for (const wire::DescribeClusterBroker& d : cluster->brokers) {
                 if (d.rack) _racks[d.broker_id] = *d.rack;
             }
         }
     } else {
-        spdlog::debug("DescribeCluster: {}", cluster ? response_errors(*cluster).error().message
+        spdlog::debug("DescribeCluster: {}", cluster ? wire::response_errors(*cluster).error().message
                                                      : cluster.error().message);
     }
 
-    Result<ListPartitionReassignmentsResponse> moving =
+    events::Result<wire::ListPartitionReassignmentsResponse> moving =
         _admin->list_partition_reassignments({}, _options.call_timeout_ms);
     if (moving && moving->error.ok()) {
         observation.reassignments = std::move(*moving);
@@ -125,7 +125,7 @@ void MetadataPoller::run() {
                          _options.poll_interval_ms, _options.backoff_max_ms);
     for (;;) {
         const auto started = std::chrono::steady_clock::now();
-        Status polled = poll_once();
+        events::Status polled = poll_once();
         int64_t wait_ms = _options.poll_interval_ms;
         if (polled) {
             backoff.succeeded();

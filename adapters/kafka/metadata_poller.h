@@ -27,7 +27,7 @@
 #include <thread>
 
 #include "actors/admin_port.h"
-#include "adapters/kafka/admin_client.h"
+#include "adapters/kafka/wire/admin_client.h"
 #include "adapters/kafka/cluster_view.h"
 #include "adapters/kafka/event_clock.h"
 #include "adapters/kafka/rdkafka_client.h"
@@ -38,7 +38,7 @@ struct MetadataPollerOptions {
     /// As the user gave them ("host:port,..."), for librdkafka and messages.
     std::string bootstrap_servers;
     /// The wire client's (DescribeCluster, ListPartitionReassignments).
-    ClientOptions client;
+    wire::ClientOptions client;
     int64_t poll_interval_ms = 1000;
     /// Each of the three requests of a poll.
     int64_t call_timeout_ms = 10'000;
@@ -55,15 +55,15 @@ public:
 
     /// Polls in a thread of its own until stop(). Fails only on a librdkafka
     /// configuration error; an unreachable cluster is retried.
-    Status start(actors::EventSink sink);
+    events::Status start(actors::EventSink sink);
     void stop();
 
     /// One poll in the caller's thread: feed what changed, publish. Not
     /// while the thread runs. Precondition: start() or attach().
-    Status poll_once();
+    events::Status poll_once();
     /// Sets the sink and creates the clients without starting the thread
     /// (tests drive poll_once themselves).
-    Status attach(actors::EventSink sink);
+    events::Status attach(actors::EventSink sink);
 
     uint64_t polls_done() const { return _polls_done.load(); }
 
@@ -75,7 +75,7 @@ private:
     ClusterView* _view;
     actors::EventSink _sink;
     std::unique_ptr<RdKafkaClient> _rdkafka;
-    std::unique_ptr<AdminClient> _admin;
+    std::unique_ptr<wire::AdminClient> _admin;
     ClusterState _reported;
     /// DescribeCluster v2 lists fenced brokers; false once a broker said it
     /// speaks less (then metadata alone decides).

@@ -1,6 +1,6 @@
 #include "adapters/kafka/metrics_sampler.h"
 
-#include "adapters/kafka/response_errors.h"
+#include "adapters/kafka/wire/response_errors.h"
 
 namespace ballast::kafka {
 
@@ -12,18 +12,18 @@ MetricsSampler::MetricsSampler(MetricsSamplerOptions options, EventClock clock, 
 
 MetricsSampler::~MetricsSampler() { stop(); }
 
-Status MetricsSampler::attach(actors::EventSink sink) {
+events::Status MetricsSampler::attach(actors::EventSink sink) {
     _sink = std::move(sink);
-    Result<std::unique_ptr<RdKafkaClient>> client =
+    events::Result<std::unique_ptr<RdKafkaClient>> client =
         RdKafkaClient::create(RdKafkaClient::Kind::producer, _options.bootstrap_servers, "ballast-sampler");
     if (!client) return client.error();
     _rdkafka = std::move(*client);
-    _admin = std::make_unique<AdminClient>(_options.client);
+    _admin = std::make_unique<wire::AdminClient>(_options.client);
     return {};
 }
 
-Status MetricsSampler::start(actors::EventSink sink) {
-    if (Status attached = attach(std::move(sink)); !attached) return attached;
+events::Status MetricsSampler::start(actors::EventSink sink) {
+    if (events::Status attached = attach(std::move(sink)); !attached) return attached;
     _thread = std::thread([this] { run(); });
     return {};
 }
@@ -37,7 +37,7 @@ void MetricsSampler::stop() {
     if (_thread.joinable()) _thread.join();
 }
 
-Status MetricsSampler::sample_once() {
+events::Status MetricsSampler::sample_once() {
     assert(_rdkafka && _admin);
     const ClusterView::Snapshot state = _view->snapshot();
     for (const auto& [id, broker] : state->brokers) {
@@ -47,7 +47,7 @@ Status MetricsSampler::sample_once() {
             failures = std::make_unique<RetryBackoff>("DescribeLogDirs on broker " + std::to_string(id),
                                                       _options.interval_ms, _options.interval_ms);
         }
-        Result<DescribeLogDirsResponse> dirs = _admin->describe_log_dirs(id, {}, _options.call_timeout_ms);
+        events::Result<wire::DescribeLogDirsResponse> dirs = _admin->describe_log_dirs(id, {}, _options.call_timeout_ms);
         if (dirs && dirs->error.ok()) {
             _book.add_sizes(id, _clock(), *dirs);
             failures->succeeded();
@@ -55,15 +55,15 @@ Status MetricsSampler::sample_once() {
             (void)failures->failed(dirs ? dirs->error.to_string() : dirs.error().message);
         }
     }
-    std::vector<TopicPartitions> led;
+    std::vector<wire::TopicPartitions> led;
     for (const auto& [topic, t] : state->topics) {
-        TopicPartitions entry{topic, {}};
+        wire::TopicPartitions entry{topic, {}};
         for (const auto& [id, p] : t.partitions) {
             if (p.leader >= 0) entry.partitions.push_back(id);
         }
         if (!entry.partitions.empty()) led.push_back(std::move(entry));
     }
-    Result<std::vector<PartitionOffset>> offsets = _rdkafka->end_offsets(led, _options.call_timeout_ms);
+    events::Result<std::vector<PartitionOffset>> offsets = _rdkafka->end_offsets(led, _options.call_timeout_ms);
     if (offsets) {
         _book.add_end_offsets(_clock(), *offsets);
     } else {

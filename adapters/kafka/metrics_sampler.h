@@ -22,7 +22,7 @@
 #include <thread>
 
 #include "actors/admin_port.h"
-#include "adapters/kafka/admin_client.h"
+#include "adapters/kafka/wire/admin_client.h"
 #include "adapters/kafka/cluster_view.h"
 #include "adapters/kafka/event_clock.h"
 #include "adapters/kafka/rdkafka_client.h"
@@ -33,7 +33,7 @@ namespace ballast::kafka {
 
 struct MetricsSamplerOptions {
     std::string bootstrap_servers;
-    ClientOptions client;
+    wire::ClientOptions client;
     int64_t interval_ms = 10'000;
     int64_t call_timeout_ms = 10'000;
 };
@@ -45,12 +45,12 @@ public:
     MetricsSampler(const MetricsSampler&) = delete;
     MetricsSampler& operator=(const MetricsSampler&) = delete;
 
-    Status start(actors::EventSink sink);
+    events::Status start(actors::EventSink sink);
     void stop();
 
     /// One round in the caller's thread (tests). Precondition: attach().
-    Status sample_once();
-    Status attach(actors::EventSink sink);
+    events::Status sample_once();
+    events::Status attach(actors::EventSink sink);
 
 private:
     void run();
@@ -60,7 +60,7 @@ private:
     const ClusterView* _view;
     actors::EventSink _sink;
     std::unique_ptr<RdKafkaClient> _rdkafka;
-    std::unique_ptr<AdminClient> _admin;
+    std::unique_ptr<wire::AdminClient> _admin;
     SamplerBook _book;
     std::map<int32_t, std::unique_ptr<RetryBackoff>> _broker_failures;
 

@@ -12,9 +12,9 @@ MetricsTopicReader::MetricsTopicReader(MetricsTopicReaderOptions options, EventC
 
 MetricsTopicReader::~MetricsTopicReader() { stop(); }
 
-Status MetricsTopicReader::start(actors::EventSink sink) {
+events::Status MetricsTopicReader::start(actors::EventSink sink) {
     _sink = std::move(sink);
-    Result<std::unique_ptr<RdKafkaClient>> consumer =
+    events::Result<std::unique_ptr<RdKafkaClient>> consumer =
         RdKafkaClient::create(RdKafkaClient::Kind::consumer, _options.bootstrap_servers, "ballast-metrics-reader");
     if (!consumer) return consumer.error();
     _consumer = std::move(*consumer);
@@ -33,7 +33,7 @@ void MetricsTopicReader::stop() {
 }
 
 bool MetricsTopicReader::assign() {
-    Result<Metadata> metadata = _consumer->metadata(_options.call_timeout_ms);
+    events::Result<Metadata> metadata = _consumer->metadata(_options.call_timeout_ms);
     if (!metadata) {
         spdlog::debug("metrics topic {}: {}", _options.topic, metadata.error().message);
         return false;
@@ -44,7 +44,7 @@ bool MetricsTopicReader::assign() {
         for (const MetadataPartition& p : topic.partitions) partitions.push_back(p.id);
         // From the end: a report older than now says nothing the journal
         // lacks, and its time would be the brokers', not the engine's.
-        if (Status assigned = _consumer->assign_topic_from(_options.topic, partitions, -1, _options.call_timeout_ms);
+        if (events::Status assigned = _consumer->assign_topic_from(_options.topic, partitions, -1, _options.call_timeout_ms);
             !assigned) {
             spdlog::warn("metrics topic {}: {}", _options.topic, assigned.error().message);
             return false;
@@ -109,7 +109,7 @@ void MetricsTopicReader::run() {
                                         next_report - std::chrono::steady_clock::now())
                                         .count();
             // Short polls, so that stop() is answered within ~200 ms.
-            Result<std::vector<ConsumedRecord>> records =
+            events::Result<std::vector<ConsumedRecord>> records =
                 _consumer->consume(std::clamp<int64_t>(left_ms, 0, 200), _options.records_per_round_max);
             if (records) {
                 for (const ConsumedRecord& record : *records) decode(record);

@@ -48,7 +48,7 @@ public:
     MetricsTopicReader(const MetricsTopicReader&) = delete;
     MetricsTopicReader& operator=(const MetricsTopicReader&) = delete;
 
-    Status start(actors::EventSink sink);
+    events::Status start(actors::EventSink sink);
     void stop();
 
     uint64_t records_decoded() const { return _decoded; }

@@ -35,7 +35,7 @@ int timeout_int(int64_t timeout_ms) { return static_cast<int>(std::min<int64_t>(
 
 }  // namespace
 
-Result<std::unique_ptr<RdKafkaClient>> RdKafkaClient::create(
+events::Result<std::unique_ptr<RdKafkaClient>> RdKafkaClient::create(
     Kind kind, const std::string& bootstrap_servers, const std::string& client_id,
     const std::vector<std::pair<std::string, std::string>>& settings) {
     char error[512];
@@ -60,7 +60,7 @@ Result<std::unique_ptr<RdKafkaClient>> RdKafkaClient::create(
     for (const auto& [key, value] : all) {
         if (rd_kafka_conf_set(conf, key.c_str(), value.c_str(), error, sizeof(error)) != RD_KAFKA_CONF_OK) {
             rd_kafka_conf_destroy(conf);
-            return make_error(ErrorCode::invalid_argument, "librdkafka setting " + key + "=" + value + ": " + error);
+            return make_error(events::ErrorCode::invalid_argument, "librdkafka setting " + key + "=" + value + ": " + error);
         }
     }
     rd_kafka_conf_set_log_cb(conf, log_to_spdlog);
@@ -69,7 +69,7 @@ Result<std::unique_ptr<RdKafkaClient>> RdKafkaClient::create(
                                       error, sizeof(error));
     if (handle == nullptr) {
         rd_kafka_conf_destroy(conf);
-        return make_error(ErrorCode::invalid_argument, std::string("librdkafka: ") + error);
+        return make_error(events::ErrorCode::invalid_argument, std::string("librdkafka: ") + error);
     }
     if (kind == Kind::consumer) rd_kafka_poll_set_consumer(handle);
     return std::unique_ptr<RdKafkaClient>(new RdKafkaClient(handle));
@@ -81,11 +81,11 @@ RdKafkaClient::~RdKafkaClient() {
     rd_kafka_destroy(_handle);
 }
 
-Result<Metadata> RdKafkaClient::metadata(int64_t timeout_ms) {
+events::Result<Metadata> RdKafkaClient::metadata(int64_t timeout_ms) {
     const rd_kafka_metadata_t* raw = nullptr;
     const rd_kafka_resp_err_t error = rd_kafka_metadata(_handle, 1, nullptr, &raw, timeout_int(timeout_ms));
     if (error != RD_KAFKA_RESP_ERR_NO_ERROR) {
-        return make_error(ErrorCode::io_error, std::string("metadata request: ") + rd_kafka_err2name(error) +
+        return make_error(events::ErrorCode::io_error, std::string("metadata request: ") + rd_kafka_err2name(error) +
                                                    " (" + rd_kafka_err2str(error) + ")");
     }
     Metadata out;
@@ -113,14 +113,14 @@ Result<Metadata> RdKafkaClient::metadata(int64_t timeout_ms) {
     return out;
 }
 
-Result<std::vector<PartitionOffset>> RdKafkaClient::end_offsets(const std::vector<TopicPartitions>& partitions,
+events::Result<std::vector<PartitionOffset>> RdKafkaClient::end_offsets(const std::vector<wire::TopicPartitions>& partitions,
                                                                 int64_t timeout_ms) {
     int count = 0;
-    for (const TopicPartitions& t : partitions) count += static_cast<int>(t.partitions.size());
+    for (const wire::TopicPartitions& t : partitions) count += static_cast<int>(t.partitions.size());
     std::vector<PartitionOffset> out;
     if (count == 0) return out;
     PartitionList list(count);
-    for (const TopicPartitions& t : partitions) {
+    for (const wire::TopicPartitions& t : partitions) {
         for (const int32_t p : t.partitions) {
             // ListOffsets with timestamp -1 (latest) answers the end offset.
             rd_kafka_topic_partition_list_add(list.list, t.topic.c_str(), p)->offset = RD_KAFKA_OFFSET_END;
@@ -128,7 +128,7 @@ Result<std::vector<PartitionOffset>> RdKafkaClient::end_offsets(const std::vecto
     }
     const rd_kafka_resp_err_t error = rd_kafka_offsets_for_times(_handle, list.list, timeout_int(timeout_ms));
     if (error != RD_KAFKA_RESP_ERR_NO_ERROR) {
-        return make_error(ErrorCode::io_error, std::string("ListOffsets (latest): ") + rd_kafka_err2name(error) +
+        return make_error(events::ErrorCode::io_error, std::string("ListOffsets (latest): ") + rd_kafka_err2name(error) +
                                                    " (" + rd_kafka_err2str(error) + ")");
     }
     for (int i = 0; i < list.list->cnt; i++) {
@@ -139,7 +139,7 @@ Result<std::vector<PartitionOffset>> RdKafkaClient::end_offsets(const std::vecto
     return out;
 }
 
-Status RdKafkaClient::assign_topic_from(const std::string& topic, const std::vector<int32_t>& partitions,
+events::Status RdKafkaClient::assign_topic_from(const std::string& topic, const std::vector<int32_t>& partitions,
                                         int64_t from_timestamp_ms, int64_t timeout_ms) {
     PartitionList list(static_cast<int>(partitions.size()));
     for (const int32_t p : partitions) {
@@ -147,7 +147,7 @@ Status RdKafkaClient::assign_topic_from(const std::string& topic, const std::vec
     }
     rd_kafka_resp_err_t error = rd_kafka_offsets_for_times(_handle, list.list, timeout_int(timeout_ms));
     if (error != RD_KAFKA_RESP_ERR_NO_ERROR) {
-        return make_error(ErrorCode::io_error, "offsets of " + topic + " at time " + std::to_string(from_timestamp_ms) +
+        return make_error(events::ErrorCode::io_error, "offsets of " + topic + " at time " + std::to_string(from_timestamp_ms) +
                                                    ": " + rd_kafka_err2name(error));
     }
     for (int i = 0; i < list.list->cnt; i++) {
@@ -158,12 +158,12 @@ Status RdKafkaClient::assign_topic_from(const std::string& topic, const std::vec
     }
     error = rd_kafka_assign(_handle, list.list);
     if (error != RD_KAFKA_RESP_ERR_NO_ERROR) {
-        return make_error(ErrorCode::io_error, "assign " + topic + ": " + rd_kafka_err2name(error));
+        return make_error(events::ErrorCode::io_error, "assign " + topic + ": " + rd_kafka_err2name(error));
     }
     return {};
 }
 
-Result<std::vector<ConsumedRecord>> RdKafkaClient::consume(int64_t timeout_ms, size_t max) {
+events::Result<std::vector<ConsumedRecord>> RdKafkaClient::consume(int64_t timeout_ms, size_t max) {
     std::vector<ConsumedRecord> out;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
     while (out.size() < max) {
@@ -177,7 +177,7 @@ Result<std::vector<ConsumedRecord>> RdKafkaClient::consume(int64_t timeout_ms, s
             const std::string text = rd_kafka_message_errstr(message);
             rd_kafka_message_destroy(message);
             if (error == RD_KAFKA_RESP_ERR__FATAL) {
-                return make_error(ErrorCode::io_error, "consumer: fatal: " + text);
+                return make_error(events::ErrorCode::io_error, "consumer: fatal: " + text);
             }
             spdlog::debug("consumer: {}: {}", rd_kafka_err2name(error), text);
             // An error can repeat at once (a partition gone): never spin on it.

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "adapters/kafka/cluster_state.h"
-#include "adapters/kafka/protocol_api.h"
+#include "adapters/kafka/wire/protocol_api.h"
 #include "events/result.h"
 
 struct rd_kafka_s;
@@ -48,7 +48,7 @@ public:
 
     /// `bootstrap_servers` as librdkafka takes them ("host:port,host:port").
     /// A consumer never commits and joins no group: it is assigned partitions.
-    static Result<std::unique_ptr<RdKafkaClient>> create(
+    static events::Result<std::unique_ptr<RdKafkaClient>> create(
         Kind kind, const std::string& bootstrap_servers, const std::string& client_id,
         const std::vector<std::pair<std::string, std::string>>& settings = {});
     ~RdKafkaClient();
@@ -56,22 +56,22 @@ public:
     RdKafkaClient& operator=(const RdKafkaClient&) = delete;
 
     /// Every broker and topic (internal ones too).
-    Result<Metadata> metadata(int64_t timeout_ms);
+    events::Result<Metadata> metadata(int64_t timeout_ms);
 
     /// The end offset of each partition (ListOffsets, latest), in one call per
     /// leader. Per-partition failures come back with their error code.
-    Result<std::vector<PartitionOffset>> end_offsets(const std::vector<TopicPartitions>& partitions,
+    events::Result<std::vector<PartitionOffset>> end_offsets(const std::vector<wire::TopicPartitions>& partitions,
                                                      int64_t timeout_ms);
 
     /// Consumer: the partitions of `topic`, each from the first offset whose
     /// timestamp is at or after `from_timestamp_ms` (the end if none).
     /// Replaces any earlier assignment.
-    Status assign_topic_from(const std::string& topic, const std::vector<int32_t>& partitions,
+    events::Status assign_topic_from(const std::string& topic, const std::vector<int32_t>& partitions,
                              int64_t from_timestamp_ms, int64_t timeout_ms);
     /// Consumer: records that arrive within `timeout_ms`, at most `max` of
     /// them (a bound on one call). Partition errors (end of partition,
     /// unknown topic) are not records and are skipped; a fatal error is.
-    Result<std::vector<ConsumedRecord>> consume(int64_t timeout_ms, size_t max);
+    events::Result<std::vector<ConsumedRecord>> consume(int64_t timeout_ms, size_t max);
 
 private:
     explicit RdKafkaClient(rd_kafka_s* handle) : _handle(handle) {}

@@ -14,13 +14,13 @@ double rate_per_s(double before, int64_t before_ms, double after, int64_t after_
 
 }  // namespace
 
-void SamplerBook::add_sizes(int32_t broker_id, int64_t time_ms, const DescribeLogDirsResponse& response) {
+void SamplerBook::add_sizes(int32_t broker_id, int64_t time_ms, const wire::DescribeLogDirsResponse& response) {
     Broker& broker = _brokers[broker_id];
     std::map<PartitionKey, Replica> next;
-    for (const DescribeLogDirsResult& dir : response.results) {
+    for (const wire::DescribeLogDirsResult& dir : response.results) {
         if (!dir.error.ok()) continue;  // an offline directory reports nothing
-        for (const DescribeLogDirsTopic& topic : dir.topics) {
-            for (const DescribeLogDirsPartition& p : topic.partitions) {
+        for (const wire::DescribeLogDirsTopic& topic : dir.topics) {
+            for (const wire::DescribeLogDirsPartition& p : topic.partitions) {
                 if (p.is_future_key) continue;  // a copy being made to another directory
                 const PartitionKey key{topic.name, p.partition_index};
                 Replica replica;

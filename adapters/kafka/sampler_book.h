@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "adapters/kafka/cluster_state.h"
-#include "adapters/kafka/describe_log_dirs.h"
+#include "adapters/kafka/wire/describe_log_dirs.h"
 #include "adapters/kafka/rdkafka_client.h"
 #include "events/event.h"
 
@@ -39,7 +39,7 @@ namespace ballast::kafka {
 class SamplerBook {
 public:
     /// One broker's DescribeLogDirs answer, received at `time_ms`.
-    void add_sizes(int32_t broker_id, int64_t time_ms, const DescribeLogDirsResponse& response);
+    void add_sizes(int32_t broker_id, int64_t time_ms, const wire::DescribeLogDirsResponse& response);
     /// End offsets received at `time_ms`.
     void add_end_offsets(int64_t time_ms, const std::vector<PartitionOffset>& offsets);
 

@@ -52,7 +52,7 @@ protected:
     void SetUp() override {
         _bootstrap = testing::bootstrap_servers_from_env();
         ASSERT_FALSE(_bootstrap.empty()) << testing::no_cluster_message();
-        Result<std::vector<BrokerAddress>> servers = parse_bootstrap_servers(_bootstrap);
+        events::Result<std::vector<wire::BrokerAddress>> servers = wire::parse_bootstrap_servers(_bootstrap);
         ASSERT_TRUE(servers.ok()) << servers.error().to_string();
         _client.bootstrap_servers = *servers;
         _rdkafka = std::make_unique<testing::RdKafka>(_bootstrap);
@@ -90,7 +90,7 @@ protected:
     }
 
     std::string _bootstrap;
-    ClientOptions _client;
+    wire::ClientOptions _client;
     std::unique_ptr<testing::RdKafka> _rdkafka;
     EventClock _clock = [] {
         return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())

@@ -11,7 +11,7 @@
 #include <cmath>
 #include <map>
 
-#include "adapters/kafka/admin_client.h"
+#include "adapters/kafka/wire/admin_client.h"
 #include "tests/kafka/integration/kafka_cluster.h"
 #include "tests/kafka/integration/run_support.h"
 #include "tests/support/temp_dir.h"
@@ -102,11 +102,11 @@ protected:
     void SetUp() override {
         _bootstrap = testing::bootstrap_servers_from_env();
         ASSERT_FALSE(_bootstrap.empty()) << testing::no_cluster_message();
-        Result<std::vector<BrokerAddress>> servers = parse_bootstrap_servers(_bootstrap);
+        events::Result<std::vector<wire::BrokerAddress>> servers = wire::parse_bootstrap_servers(_bootstrap);
         ASSERT_TRUE(servers.ok()) << servers.error().to_string();
-        ClientOptions options;
+        wire::ClientOptions options;
         options.bootstrap_servers = *servers;
-        _admin = std::make_unique<AdminClient>(options);
+        _admin = std::make_unique<wire::AdminClient>(options);
         _rdkafka = std::make_unique<testing::RdKafka>(_bootstrap);
     }
     void TearDown() override {
@@ -184,7 +184,7 @@ protected:
     }
 
     std::string _bootstrap;
-    std::unique_ptr<AdminClient> _admin;
+    std::unique_ptr<wire::AdminClient> _admin;
     std::unique_ptr<testing::RdKafka> _rdkafka;
     testing::TempDir _dir;
     std::vector<std::string> _topics;

@@ -9,11 +9,11 @@
 #include <algorithm>
 #include <fstream>
 
-#include "adapters/kafka/admin_client.h"
-#include "adapters/kafka/response_errors.h"
+#include "adapters/kafka/wire/admin_client.h"
+#include "adapters/kafka/wire/response_errors.h"
 #include "tests/kafka/integration/kafka_cluster.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::wire {
 namespace {
 
 using testing::eventually;
@@ -445,4 +445,4 @@ TEST_F(KafkaCluster, ZzReconnectsToABrokerThatRestarted) {
 }
 
 }  // namespace
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::wire

@@ -8,13 +8,13 @@
 #include <chrono>
 #include <thread>
 
-#include "adapters/kafka/admin_client.h"
-#include "adapters/kafka/broker_connection.h"
-#include "adapters/kafka/describe_cluster.h"
+#include "adapters/kafka/wire/admin_client.h"
+#include "adapters/kafka/wire/broker_connection.h"
+#include "adapters/kafka/wire/describe_cluster.h"
 #include "tests/kafka/support/kafka_vectors.h"
 #include "tests/kafka/support/scripted_broker.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::wire {
 namespace {
 
 using testing::kafka_vectors;
@@ -279,4 +279,4 @@ TEST(BootstrapServers, ParsesListsAndNamesBadEntries) {
 }
 
 }  // namespace
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::wire

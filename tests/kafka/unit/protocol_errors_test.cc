@@ -4,11 +4,11 @@
 
 #include <gtest/gtest.h>
 
-#include "adapters/kafka/protocol_api.h"
-#include "adapters/kafka/protocol_errors.h"
+#include "adapters/kafka/wire/protocol_api.h"
+#include "adapters/kafka/wire/protocol_errors.h"
 #include "tests/kafka/support/kafka_vectors.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::wire {
 namespace {
 
 TEST(ProtocolErrors, TableMatchesKafkaClients) {
@@ -43,4 +43,4 @@ TEST(ProtocolApi, HeaderVersionsFollowFlexibility) {
 }
 
 }  // namespace
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::wire

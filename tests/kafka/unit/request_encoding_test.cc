@@ -3,16 +3,16 @@
 
 #include <gtest/gtest.h>
 
-#include "adapters/kafka/alter_partition_reassignments.h"
-#include "adapters/kafka/api_versions.h"
-#include "adapters/kafka/describe_cluster.h"
-#include "adapters/kafka/describe_log_dirs.h"
-#include "adapters/kafka/elect_leaders.h"
-#include "adapters/kafka/list_partition_reassignments.h"
-#include "adapters/kafka/protocol_header.h"
+#include "adapters/kafka/wire/alter_partition_reassignments.h"
+#include "adapters/kafka/wire/api_versions.h"
+#include "adapters/kafka/wire/describe_cluster.h"
+#include "adapters/kafka/wire/describe_log_dirs.h"
+#include "adapters/kafka/wire/elect_leaders.h"
+#include "adapters/kafka/wire/list_partition_reassignments.h"
+#include "adapters/kafka/wire/protocol_header.h"
 #include "tests/kafka/support/kafka_vectors.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::wire {
 namespace {
 
 using testing::hex;
@@ -147,4 +147,4 @@ TEST(RequestEncoding, FieldsAnOldVersionCannotCarryAreRefused) {
 }
 
 }  // namespace
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::wire

@@ -8,16 +8,16 @@
 #include <limits>
 #include <random>
 
-#include "adapters/kafka/alter_partition_reassignments.h"
-#include "adapters/kafka/api_versions.h"
-#include "adapters/kafka/describe_cluster.h"
-#include "adapters/kafka/describe_log_dirs.h"
-#include "adapters/kafka/elect_leaders.h"
-#include "adapters/kafka/list_partition_reassignments.h"
-#include "adapters/kafka/protocol_header.h"
+#include "adapters/kafka/wire/alter_partition_reassignments.h"
+#include "adapters/kafka/wire/api_versions.h"
+#include "adapters/kafka/wire/describe_cluster.h"
+#include "adapters/kafka/wire/describe_log_dirs.h"
+#include "adapters/kafka/wire/elect_leaders.h"
+#include "adapters/kafka/wire/list_partition_reassignments.h"
+#include "adapters/kafka/wire/protocol_header.h"
 #include "tests/kafka/support/kafka_vectors.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::wire {
 namespace {
 
 using testing::kafka_vectors;
@@ -326,4 +326,4 @@ TEST(ResponseDecoding, MalformedLengthsAndValues) {
 }
 
 }  // namespace
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::wire

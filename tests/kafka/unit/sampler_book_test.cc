@@ -17,13 +17,13 @@ PartitionState part(std::vector<int32_t> replicas, int32_t leader, std::vector<i
     return p;
 }
 
-DescribeLogDirsResponse dirs(std::vector<std::tuple<std::string, int32_t, int64_t>> replicas) {
-    DescribeLogDirsResponse response;
-    DescribeLogDirsResult dir;
+wire::DescribeLogDirsResponse dirs(std::vector<std::tuple<std::string, int32_t, int64_t>> replicas) {
+    wire::DescribeLogDirsResponse response;
+    wire::DescribeLogDirsResult dir;
     dir.log_dir = "/data";
     for (const auto& [topic, partition, size] : replicas) {
         auto it = std::find_if(dir.topics.begin(), dir.topics.end(),
-                               [&](const DescribeLogDirsTopic& t) { return t.name == topic; });
+                               [&](const wire::DescribeLogDirsTopic& t) { return t.name == topic; });
         if (it == dir.topics.end()) {
             dir.topics.push_back({topic, {}});
             it = std::prev(dir.topics.end());

@@ -4,10 +4,10 @@
 
 #include <gtest/gtest.h>
 
-#include "adapters/kafka/wire_reader.h"
-#include "adapters/kafka/wire_writer.h"
+#include "adapters/kafka/wire/wire_reader.h"
+#include "adapters/kafka/wire/wire_writer.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::wire {
 namespace {
 
 std::vector<uint8_t> varint(uint32_t value) {
@@ -137,4 +137,4 @@ TEST(WirePrimitives, TaggedFieldCountBeyondTheBytesLeftFails) {
 }
 
 }  // namespace
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::wire

@@ -1,0 +1,99 @@
+#pragma once
+
+/// The admin wire client: the Kafka requests librdkafka 2.0.2 lacks, sent to
+/// the right broker. Cluster-wide requests (DescribeCluster, the
+/// reassignment APIs, ElectLeaders) go to any reachable broker, which
+/// forwards them to the active controller where needed; DescribeLogDirs goes
+/// to the broker it describes, found through DescribeCluster.
+///
+/// Every call takes a timeout and returns within it: connecting, negotiating
+/// and the exchange all fit in one deadline. A `Result` error means no valid
+/// answer came back (unreachable, timed out, malformed, no common version);
+/// errors the broker reports (per partition or top level) are data in the
+/// response: `response_errors.h` turns them into one message.
+///
+/// Not thread-safe. The admin port gives the client to one actor; a call
+/// blocks that actor for at most its timeout.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "adapters/kafka/wire/alter_partition_reassignments.h"
+#include "adapters/kafka/wire/broker_connection.h"
+#include "adapters/kafka/wire/describe_cluster.h"
+#include "adapters/kafka/wire/describe_log_dirs.h"
+#include "adapters/kafka/wire/elect_leaders.h"
+#include "adapters/kafka/wire/list_partition_reassignments.h"
+
+namespace ballast::kafka::wire {
+
+struct BrokerAddress {
+    std::string host;
+    int32_t port = 0;
+    bool operator==(const BrokerAddress&) const = default;
+};
+
+/// "host:port[,host:port...]"; IPv6 literals in brackets ("[::1]:9092").
+/// Errors name the entry that is wrong and why.
+Result<std::vector<BrokerAddress>> parse_bootstrap_servers(std::string_view list);
+
+struct ClientOptions {
+    std::vector<BrokerAddress> bootstrap_servers;
+    ConnectionOptions connection;
+};
+
+class AdminClient {
+public:
+    /// Precondition: at least one bootstrap server. Connects lazily.
+    explicit AdminClient(ClientOptions options);
+
+    Result<DescribeClusterResponse> describe_cluster(const DescribeClusterRequest& request,
+                                                     int64_t timeout_ms);
+
+    /// The broker is never asked to wait longer than the call
+    /// (request.timeout_ms is lowered to timeout_ms if larger); the same
+    /// holds for the other requests that carry a timeout.
+    Result<AlterPartitionReassignmentsResponse> alter_partition_reassignments(
+        AlterPartitionReassignmentsRequest request, int64_t timeout_ms);
+
+    Result<ListPartitionReassignmentsResponse> list_partition_reassignments(
+        ListPartitionReassignmentsRequest request, int64_t timeout_ms);
+
+    Result<ElectLeadersResponse> elect_leaders(ElectLeadersRequest request, int64_t timeout_ms);
+
+    /// Asks broker `broker_id` about its own log directories.
+    Result<DescribeLogDirsResponse> describe_log_dirs(int32_t broker_id,
+                                                      const DescribeLogDirsRequest& request,
+                                                      int64_t timeout_ms);
+
+    /// The connection cluster-wide calls use, opening one if needed (tests
+    /// read the negotiated versions from it).
+    Result<BrokerConnection*> any_broker(int64_t timeout_ms);
+    /// The connection to `broker_id`, opening one if needed.
+    Result<BrokerConnection*> broker(int32_t broker_id, int64_t timeout_ms);
+
+    /// Closes every connection (they reopen on the next call).
+    void close();
+
+private:
+    template <class Api>
+    Result<typename Api::Response> call_any(const typename Api::Request& request,
+                                            Deadline deadline);
+    Result<BrokerConnection*> open_any(Deadline deadline);
+    Result<BrokerConnection*> open_broker(int32_t broker_id, Deadline deadline);
+    BrokerConnection& connection_to(const BrokerAddress& address);
+
+    ClientOptions _options;
+    /// Every connection by address; at most one per address.
+    std::map<std::pair<std::string, int32_t>, std::unique_ptr<BrokerConnection>> _connections;
+    /// Broker endpoints from the last DescribeCluster.
+    std::map<int32_t, BrokerAddress> _brokers;
+    /// The address cluster-wide calls used last, tried first next time.
+    std::optional<BrokerAddress> _last_good;
+};
+
+}  // namespace ballast::kafka::wire

@@ -1,0 +1,101 @@
+#include "adapters/kafka/wire/response_errors.h"
+
+namespace ballast::kafka::wire {
+
+namespace {
+
+/// Gathers failures; the first decides nothing, all are listed.
+class Failures {
+public:
+    explicit Failures(std::string api) : _api(std::move(api)) {}
+
+    void add(const std::string& what, const KafkaError& error) {
+        if (error.ok()) return;
+        if (error.code != error_codes::unknown_topic_or_partition) _all_not_found = false;
+        _text += (_text.empty() ? "" : "; ") + what + ": " + error.to_string();
+        ++_count;
+    }
+
+    Status status() const {
+        if (_count == 0) return Status();
+        return events::make_error(_all_not_found ? ErrorCode::not_found : ErrorCode::conflict,
+                                  _api + " " + _text);
+    }
+
+private:
+    std::string _api;
+    std::string _text;
+    size_t _count = 0;
+    bool _all_not_found = true;
+};
+
+std::string replica_list(const std::vector<int32_t>& replicas) {
+    std::string out = "[";
+    for (size_t i = 0; i < replicas.size(); ++i) {
+        out += (i ? "," : "") + std::to_string(replicas[i]);
+    }
+    return out + "]";
+}
+
+std::string partition_name(const std::string& topic, int32_t partition) {
+    return topic + "-" + std::to_string(partition);
+}
+
+}  // namespace
+
+Status response_errors(const DescribeClusterResponse& response) {
+    Failures failures("DescribeCluster");
+    failures.add("cluster", response.error);
+    return failures.status();
+}
+
+Status response_errors(const AlterPartitionReassignmentsRequest& request,
+                       const AlterPartitionReassignmentsResponse& response) {
+    Failures failures("AlterPartitionReassignments");
+    failures.add("(every partition)", response.error);
+    for (const ReassignableTopicResponse& topic : response.responses) {
+        for (const ReassignablePartitionResponse& partition : topic.partitions) {
+            std::string what = partition_name(topic.name, partition.partition_index);
+            for (const ReassignableTopic& asked : request.topics) {
+                if (asked.name != topic.name) continue;
+                for (const ReassignablePartition& target : asked.partitions) {
+                    if (target.partition_index != partition.partition_index) continue;
+                    what += target.replicas ? " (target " + replica_list(*target.replicas) + ")"
+                                            : std::string(" (cancel)");
+                }
+            }
+            failures.add(what, partition.error);
+        }
+    }
+    return failures.status();
+}
+
+Status response_errors(const ListPartitionReassignmentsResponse& response) {
+    Failures failures("ListPartitionReassignments");
+    failures.add("(every partition)", response.error);
+    return failures.status();
+}
+
+Status response_errors(const ElectLeadersRequest& request, const ElectLeadersResponse& response) {
+    Failures failures(std::string("ElectLeaders (") +
+                      (request.election_type == ElectionType::preferred ? "preferred" : "unclean") +
+                      ")");
+    failures.add("(every partition)", response.error);
+    for (const ReplicaElectionResult& topic : response.replica_election_results) {
+        for (const ElectLeadersPartitionResult& result : topic.partition_result) {
+            failures.add(partition_name(topic.topic, result.partition_id), result.error);
+        }
+    }
+    return failures.status();
+}
+
+Status response_errors(int32_t broker_id, const DescribeLogDirsResponse& response) {
+    Failures failures("DescribeLogDirs of broker " + std::to_string(broker_id));
+    failures.add("(every directory)", response.error);
+    for (const DescribeLogDirsResult& dir : response.results) {
+        failures.add("log dir " + dir.log_dir, dir.error);
+    }
+    return failures.status();
+}
+
+}  // namespace ballast::kafka::wire
