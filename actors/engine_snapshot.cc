@@ -224,7 +224,7 @@ void encode_into(Writer& w, const EngineSnapshot& s) {
 
     // Room for the partitions at once (a record encodes in fewer bytes than
     // it takes in memory): at 1M partitions growing the string by doubling
-    // copied and faulted in hundreds of MB more while the stream ran.
+    // would copy and fault in hundreds of MB more while the stream runs.
     w.reserve(s.partitions.size() * sizeof(PartitionRecord) + (1u << 20));
     w.raw<uint32_t>(static_cast<uint32_t>(s.partitions.size()));
     for (const PartitionRecord& p : s.partitions) {

@@ -10,9 +10,9 @@ namespace {
 
 /// The most events one group commit gathers from several inputs (one larger
 /// input is appended whole). Behind a burst, a commit of everything queued
-/// held the stream until all of it was written (20,000-76,000 events, 40-140
-/// ms, in a storm at 1M partitions); in parts, the router routes one while
-/// the next is written.
+/// would hold the stream until all of it is written (20,000-76,000 events,
+/// 40-140 ms, in a storm at 1M partitions); in parts, the router routes one
+/// while the next is written.
 constexpr size_t group_commit_events_max = 4096;
 
 /// Appends pending input batches as one WriteBatch and routes them: all of

@@ -9,8 +9,8 @@
 ///
 /// A snapshot is encoded and written by a helper on a thread of its own
 /// (`snapshot_writer`, linked to the journal actor), so appends go on while
-/// it is written: at 1M partitions it is ~160 MB and takes ~1 s, which held
-/// the whole stream when the journal actor wrote it. (An engine whose actors
+/// it is written: at 1M partitions it is ~160 MB and takes ~1 s, which would
+/// hold the whole stream if the journal actor wrote it. (An engine whose actors
 /// run on the caller's thread has no other thread: the helper is an actor
 /// like the rest, and the step that takes a snapshot waits for it.)
 /// Retention, which may delete old events, runs on the journal actor once

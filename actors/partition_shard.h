@@ -12,10 +12,11 @@
 /// CAF delivers at most 0.71-0.83 M messages a second to 1M actors using
 /// both cores for nothing else (one activation, a scheduler queue push and
 /// pop, a mailbox round per message), so a metrics flood of 500,000
-/// events/s spent most of the machine on delivery before any work. The
-/// router now sends each shard one message per routed batch with all of
-/// that batch's updates for its partitions; per partition nothing changes:
-/// one writer, updates in routing order. actors/README.md has the numbers.
+/// events/s would spend most of the machine on delivery before any work. So
+/// the router sends each shard one message per routed batch with all of
+/// that batch's updates for its partitions; per partition the rules are
+/// those of an actor per partition: one writer, updates in routing order.
+/// actors/README.md has the numbers.
 
 #include <vector>
 

@@ -222,9 +222,9 @@ private:
     // (std::construct_at) before a reader can look at it, so nothing is
     // constructed or zeroed up front, and its pages are faulted in one at a
     // time as records are first set aside. Constructed whole, each chunk's
-    // array (~11 MB) was faulted in at once by the shard that first needed
-    // it: at 1M partitions the first round after start had the shards
-    // fault in ~180 MB in one go, a 30-40 ms stall of the stream.
+    // array (~11 MB) would be faulted in at once by the shard that first
+    // needs it: at 1M partitions the first round after start would fault in
+    // ~180 MB in one go, a 30-40 ms stall of the stream.
     static_assert(std::is_trivially_copyable_v<PartitionRecord>);
     static_assert(std::is_trivially_destructible_v<PartitionRecord>);
     struct Chunk {

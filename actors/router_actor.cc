@@ -283,8 +283,9 @@ enum class Gate { pass, hold, decision_first };
 /// action outcomes and leadership pass. Two kinds wait: events for the
 /// scheduler, whose memory the snapshot takes only once it has copied the
 /// partition records, and a Tick that makes a round due (one barrier at a
-/// time). Before, every snapshot at 1M partitions stopped the stream at the
-/// next Tick until the copy was done (over a second on a loaded machine).
+/// time). Were Ticks held too, every snapshot at 1M partitions would stop
+/// the stream at the next Tick until the copy is done (over a second on a
+/// loaded machine).
 /// A dry run (`ballast plan`, on an idle engine) lets only state pass.
 Gate gate(const RouterState& st, const events::Event& e) {
     const RouterState::Barrier& b = st.barrier;

@@ -128,8 +128,8 @@ void restore_projected(SchedulerState& st, const PlanInput& input) {
 /// factor (`removed`: model indexes; a resized one is in both): one merge of
 /// the sorted model with the sorted additions, O(P + A log A), instead of a
 /// rebuild that reads and sorts every slot. Topic churn (a storm's mixed
-/// pattern creates and deletes dozens of topics a second) made every round
-/// at 1M partitions a rebuild. The result is the model a rebuild makes;
+/// pattern creates and deletes dozens of topics a second) would make every
+/// round at 1M partitions a rebuild. The result is the model a rebuild makes;
 /// builds with asserts check that on small models.
 void merge_structure(SchedulerState& st, const PlanInput& input, const std::vector<uint32_t>& added,
                      const std::vector<uint32_t>& removed) {
@@ -301,8 +301,8 @@ void update_partitions(SchedulerState& st, const PlanInput& input) {
     // that hung for a whole timeout (an apache copy that cannot catch up with
     // its producers) is not worth trying again sooner than it took to fail,
     // and while it is in flight every plan counts it as done, so each try
-    // moves other partitions to match a state that never comes (fault
-    // simulation seed 5082 traded a partition between two brokers that way).
+    // moves other partitions to match a state that never comes, and moves
+    // them back after the timeout: partitions traded between brokers.
     const int64_t hold_base_ms = st.settings.executor.hold_base_ms;
     for (const auto& [slot, backoff] : input.executor->backoff) {
         if (slot >= st.slot_to_model.size() || st.slot_to_model[slot] == UINT32_MAX) continue;

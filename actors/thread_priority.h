@@ -13,14 +13,14 @@
 /// decided.
 ///
 /// Why SCHED_IDLE and not only a high niceness: at nice 10 a planning round
-/// still held one of the two cores for most of its ~300 ms. The kernel
+/// still holds one of the two cores for most of its ~300 ms. The kernel
 /// places a waking thread on an idle core, and a core busy with a nice-10
-/// thread is not idle, so both CAF workers woke on the other core and the
-/// stream ran on one core while the planner had the other. A core running
+/// thread is not idle, so both CAF workers wake on the other core and the
+/// stream runs on one core while the planner has the other. A core running
 /// only SCHED_IDLE work counts as idle for that placement, and the woken
-/// thread preempts it at once. Measured with `ballast storm` at 1M
-/// partitions, metrics-flood at 500k events/s, 30 s: p99 arrival-to-applied
-/// 5.8-7.3 ms at nice 10, 2.6 ms with the planner at SCHED_IDLE.
+/// thread preempts it at once. With `ballast storm` at 1M partitions,
+/// metrics-flood at 500k events/s, 30 s: p99 arrival-to-applied 5.8-7.3 ms
+/// at nice 10, 2.6 ms with the planner at SCHED_IDLE (bench/README.md).
 
 #include <sched.h>
 #include <sys/resource.h>

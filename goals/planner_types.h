@@ -280,7 +280,7 @@ struct GateResult {
 ///     load off. The planner counted that action done when it chose this
 ///     one, so a move onto a broker a held leader change was to unload can
 ///     take it past a capacity limit the plan kept (the fault simulation's
-///     capacity check found it). Taking more load off, or adding it
+///     capacity check tests for this). Taking more load off, or adding it
 ///     elsewhere, relies on nothing held. Transitive: an action held here
 ///     holds what would land on its source;
 ///   - cooldown: a partition it touches moved less than partition_cooldown_ms

@@ -33,7 +33,7 @@ rocksdb::Options db_options(const JournalOptions& options) {
     o.wal_recovery_mode = rocksdb::WALRecoveryMode::kPointInTimeRecovery;
     o.max_background_jobs = 2;
     // Obsolete WAL files (64 MiB each) are deleted by a background job, not
-    // on the write path: a delete took 56-100 ms here.
+    // on the write path: a delete takes 56-100 ms here.
     o.avoid_unnecessary_blocking_io = true;
     o.keep_log_file_num = 3;
     // No fallocate: RocksDB reserves WAL space ahead of the appends with it,
@@ -45,7 +45,7 @@ rocksdb::Options db_options(const JournalOptions& options) {
     o.max_log_file_size = 8 << 20;
     // Memtables of 64 MiB (RocksDB's default): a storm writes ~75 MB/s, and
     // each memtable switch (a new WAL file, a flush) is a moment the append
-    // may wait; at 16 MiB that was five times a second. Two of them are
+    // may wait; at 16 MiB that would be five times a second. Two of them are
     // 128 MiB of the engine's memory; at 1M partitions the engine's whole
     // RSS is ~0.7 GiB.
     o.write_buffer_size = 64 << 20;

@@ -82,9 +82,10 @@ struct JournalOptions {
     /// Process-wide and for good: the threads belong to RocksDB's default
     /// environment, which every journal of the process shares. A flush of a
     /// 64 MiB memtable takes ~60-90 ms of a core; at the stream's priority
-    /// it took a core from a 500k events/s storm for that long, and the
-    /// stream behind it waited (1M partitions, 30 s, the planner already at
-    /// SCHED_IDLE: p99 arrival-to-applied 2.7-28.7 ms -> 1.6-2.1 ms).
+    /// it takes a core from a 500k events/s storm for that long, and the
+    /// stream behind it waits (1M partitions, 30 s, the planner already at
+    /// SCHED_IDLE: p99 arrival-to-applied 2.7-28.7 ms at normal priority,
+    /// 1.6-2.1 ms at SCHED_IDLE; bench/README.md).
     BackgroundPriority background_priority = BackgroundPriority::normal;
 };
 

@@ -29,8 +29,8 @@ void encode_record(std::span<const uint8_t> payload, std::string* out) {
 namespace {
 
 /// check_record's body. `what` is called only when the record is bad, so a
-/// good record costs no string building (a heap allocation per record was
-/// about a tenth of a scan).
+/// good record costs no string building (a heap allocation per record
+/// would be about a tenth of a scan).
 template <typename What>
 Status check_record_named(const What& what, std::string_view value,
                           std::span<const uint8_t>* payload) {

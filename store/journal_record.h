@@ -19,10 +19,10 @@
 ///
 /// Why runs: a RocksDB key costs a memtable insert (a skip-list walk of
 /// key comparisons), a WriteBatch entry and its share of every flush and
-/// compaction. One per event was 1.38 us of CPU per ~156-byte event on
-/// this machine; one per run of 1,000 is 0.35 us (`bench/journal_bench`
-/// has the figures with the whole append path). At 500,000 events/s that
-/// is half a core of two. The keys still carry the bounds, so density and
+/// compaction. One per event costs 1.38 us of CPU per ~156-byte event on
+/// this machine; one per run of 1,000 costs 0.35 us (`bench/journal_bench`;
+/// bench/README.md has the figures with the whole append path). At 500,000
+/// events/s that is half a core of two. The keys still carry the bounds, so density and
 /// the journal's first and last seq are known without reading a value.
 /// Journals written before runs have one 8-byte key per event, whose value
 /// is the record alone: they read as runs of one.

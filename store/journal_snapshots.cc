@@ -10,10 +10,10 @@
 /// repair delete them by seq range like any other snapshot.
 ///
 /// Why parts: at 1M partitions the engine's state is ~160 MB. Written as one
-/// value it was encoded into one string, framed into a second, and became
-/// one 160 MB block of the table file (plus its compressed copy): ~0.8 GB
-/// of memory faulted in beside a running stream, whose latency felt it. In
-/// parts, the writer holds ~1 MiB at a time.
+/// value it would be encoded into one string, framed into a second, and
+/// become one 160 MB block of the table file (plus its compressed copy):
+/// ~0.8 GB of memory faulted in beside a running stream, whose latency feels
+/// it. In parts, the writer holds ~1 MiB at a time.
 ///
 /// Atomicity. Every part becomes visible at once: a WriteBatch while the
 /// snapshot is small, otherwise one table file ingested in one step (and a

@@ -223,8 +223,9 @@ events::Result<Scenario> random_scenario(uint64_t seed) {
     s.settings["autobalancer.controller.execution.concurrency"] = std::to_string(draw.between(2, 20));
     s.settings["autobalancer.controller.metrics.delay.ms"] = "60000";
     s.settings["ballast.log.level"] = "off";
-    // Drawn last: the rest of each seed's scenario is what it was before
-    // seeds had capacities.
+    // Drawn after everything above, so that these draws never shift the
+    // ones above: a seed's cluster, traffic and faults are the same with or
+    // without capacities.
     draw_capacities(draw, s, brokers);
     // Half the seeds let the stream flow past planning rounds (decisions
     // take effect 1-5 s after their barrier, with outcomes and Ticks passing

@@ -1,5 +1,5 @@
-/// The seed scenarios: a dead broker (automq and apache flavors), the
-/// same broker back and empty, and a traffic skew.
+/// The seed scenarios: a dead broker (automq and apache flavors), the same
+/// broker back and empty, and a traffic skew.
 
 #include <gtest/gtest.h>
 

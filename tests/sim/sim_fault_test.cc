@@ -3,7 +3,7 @@
 /// drawn from seeds: random clusters, traffic and capacities, crashes, restarts and
 /// flapping brokers, lost and late metrics, failing and stuck admin calls,
 /// and the engine itself killed and recovered from its journal mid-run.
-/// Every step is checked (tools/sim_checks.h); at the end the engine must
+/// Every step is checked (tools/driver/sim_checks.h); at the end the engine must
 /// have settled, be balanced where the cluster allows it, have recovered
 /// without deciding differently, and its journal must replay bit for bit.
 ///

@@ -12,7 +12,7 @@
 /// - an action never breaks rack awareness for a partition that had it;
 /// - a plan never takes a broker that was within a capacity limit over it
 ///   (replicas, network in and out, disk: the capacity goals' limits, on
-///   the loads the cluster reported; see tools/sim_capacity_check.h);
+///   the loads the cluster reported; see tools/driver/sim_capacity_check.h);
 /// - every action names replicas that exist and brokers that are registered;
 /// - after the disturbances stop, no partition goes straight back to the
 ///   replicas it just left, nor leadership to the broker that just lost it

@@ -205,7 +205,7 @@ std::vector<std::string> quick_settings(std::vector<std::string> more = {}) {
     return s;
 }
 
-// Issue 5, test 3: a 16-partition RF1 topic, all on broker 1, with a producer running.
+// A 16-partition RF1 topic, all on broker 1, with a producer running.
 TEST_F(RunOnKafka, SkewOnOneBrokerIsSpreadAcrossTheThree) {
     const std::string topic = topic_name("skew");
     create_topic(topic, std::vector<std::vector<int32_t>>(16, {1}));
@@ -268,7 +268,7 @@ TEST_F(RunOnKafka, SkewOnOneBrokerIsSpreadAcrossTheThree) {
     EXPECT_NE(replay.output.find("identical to the journal"), std::string::npos) << replay.output;
 }
 
-// Issue 5, test 4: broker 3 dies (SIGKILL) under a 16-partition RF2 topic with a
+// Broker 3 dies (SIGKILL) under a 16-partition RF2 topic with a
 // producer and a consumer; its replicas are re-created on 1 and 2; it comes
 // back and takes its share again; nothing acknowledged is lost. An RF1
 // partition on it cannot be fixed on Apache Kafka: reported, not moved.
@@ -349,7 +349,7 @@ TEST_F(RunOnKafka, ABrokerDiesAndReturnsAndNothingAcknowledgedIsLost) {
     EXPECT_NE(log.find("cannot fix " + lonely + "-0"), std::string::npos) << "and says so in its log";
 }
 
-// Issue 5, test 5: killed with SIGKILL in the middle of a batch of moves held
+// Killed with SIGKILL in the middle of a batch of moves held
 // back by a replication throttle, restarted on the same journal: it follows
 // the moves still running without submitting them again, and finishes the plan.
 TEST_F(RunOnKafka, ACrashMidBatchReconcilesAndSubmitsNothingTwice) {
