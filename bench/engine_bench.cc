@@ -7,7 +7,7 @@
 ///                        journaled ActionsPlanned, at 100k and 1M partitions
 ///   peak RSS             of the process after the 1M-partition case
 ///
-/// Goals (issue 3): >= 500,000 events/s sustained; barrier-to-plan <= 100 ms
+/// Goals: >= 500,000 events/s sustained; barrier-to-plan <= 100 ms
 /// at 100k and <= 1 s at 1M partitions; peak RSS <= 2 GB at 1M partitions.
 
 #include <benchmark/benchmark.h>
@@ -22,31 +22,13 @@
 #include <string>
 
 #include "actors/engine.h"
+#include "tests/support/temp_dir.h"
+#include "tools/driver/machine.h"
 
 namespace ballast {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-class TempDir {
-public:
-    TempDir() {
-        std::string pattern = "/tmp/ballast-engine-bench-XXXXXX";
-        if (!mkdtemp(pattern.data())) std::abort();
-        path = pattern;
-    }
-    ~TempDir() { std::filesystem::remove_all(path); }
-    std::string path;
-};
-
-uint64_t peak_rss_bytes() {
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    while (std::getline(status, line)) {
-        if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
-    }
-    return 0;
-}
 
 events::Config bench_config(int64_t detect_interval_ms) {
     events::Config c = events::Config::defaults();
@@ -166,8 +148,8 @@ void BM_Ingest(benchmark::State& state) {
     const auto samples_per_event = static_cast<int32_t>(state.range(0));
     const int32_t brokers = 100;
     const int32_t partitions = 100'000;
-    TempDir dir;
-    auto engine = start_engine(dir.path, 86'400'000, nullptr);
+    testing::TempDir dir;
+    auto engine = start_engine(dir.path(), 86'400'000, nullptr);
     feed_cluster(*engine, brokers, partitions);
     if (!engine->wait_idle().ok()) std::abort();
     uint64_t events = 0;
@@ -195,10 +177,10 @@ BENCHMARK(BM_Ingest)->Arg(1)->Arg(100)->UseManualTime()->Iterations(3)->Unit(ben
 void BM_BarrierToPlan(benchmark::State& state) {
     const auto partitions = static_cast<int32_t>(state.range(0));
     const auto brokers = static_cast<int32_t>(state.range(1));
-    TempDir dir;
+    testing::TempDir dir;
     PlanWatch watch;
     const int64_t interval_ms = 60'000;
-    auto engine = start_engine(dir.path, interval_ms, &watch);
+    auto engine = start_engine(dir.path(), interval_ms, &watch);
     feed_cluster(*engine, brokers, partitions);
     feed_metrics(*engine, brokers, partitions, 1'000, 1'000);
     if (!engine->wait_idle().ok()) std::abort();
@@ -228,7 +210,7 @@ void BM_BarrierToPlan(benchmark::State& state) {
     // Later rounds hold everything: the first round's actions never finish
     // here, so the concurrency cap (50) stays full.
     state.counters["first_round_actions"] = static_cast<double>(first_actions);
-    state.counters["peak_rss_MiB"] = static_cast<double>(peak_rss_bytes()) / (1 << 20);
+    state.counters["peak_rss_MiB"] = static_cast<double>(driver::memory_use().peak_rss_bytes) / (1 << 20);
 }
 BENCHMARK(BM_BarrierToPlan)
     ->Args({100'000, 100})

@@ -3,12 +3,12 @@
 /// verify + decode streaming, Journal::read into a vector, open's tail check).
 ///
 /// Every case runs against a real RocksDB journal in a fresh directory under
-/// /tmp (mkdtemp), removed when the case (or the program) ends.
+/// $TMPDIR or /tmp (tests/support/temp_dir.h), removed when the case ends.
 ///
 ///   ./build/bench/journal_bench --benchmark_repetitions=3
 ///   (add --benchmark_report_aggregates_only=true for just mean/median/stddev)
 ///
-/// Goals (issue): >= 1,000,000 events/s appended with sync off in batches of
+/// Goals: >= 1,000,000 events/s appended with sync off in batches of
 /// 1,000; >= 3,000,000 events/s read + verify; both for ~100-byte events.
 ///
 /// Two event shapes (the `event` argument; `event_bytes` reports the encoded
@@ -35,36 +35,14 @@
 
 #include "events/event.h"
 #include "store/journal.h"
+#include "tests/support/temp_dir.h"
 
 namespace {
 
 using ballast::events::Event;
 using ballast::store::Journal;
 using ballast::store::JournalOptions;
-
-/// A directory made by mkdtemp under /tmp, removed with everything in it.
-class TempDir {
-public:
-    TempDir() {
-        std::string pattern = "/tmp/ballast-journal-bench-XXXXXX";
-        if (::mkdtemp(pattern.data()) == nullptr) {
-            std::perror("mkdtemp");
-            std::abort();
-        }
-        _path = pattern;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        std::filesystem::remove_all(_path, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-
-    std::string journal_path() const { return _path + "/journal"; }
-
-private:
-    std::string _path;
-};
+using ballast::testing::TempDir;
 
 enum Shape : int64_t { partition_changed = 0, topic_deleted = 1 };
 
@@ -133,7 +111,7 @@ void BM_Append(benchmark::State& state) {
     TempDir dir;
     JournalOptions options;
     options.sync = sync;
-    std::unique_ptr<Journal> journal = open_or_die(dir.journal_path(), options);
+    std::unique_ptr<Journal> journal = open_or_die(dir / "journal", options);
 
     std::vector<Event> batch;
     batch.reserve(batch_size);
@@ -187,7 +165,7 @@ private:
         JournalOptions options;
         options.sync = false;
         {
-            std::unique_ptr<Journal> writer = open_or_die(_dir.journal_path(), options);
+            std::unique_ptr<Journal> writer = open_or_die(_dir / "journal", options);
             std::vector<Event> batch;
             batch.reserve(1000);
             for (uint64_t done = 0; done < read_event_count; done += 1000) {
@@ -199,7 +177,7 @@ private:
                 }
             }
         }
-        _journal = open_or_die(_dir.journal_path(), options);
+        _journal = open_or_die(_dir / "journal", options);
         if (_journal->event_count() != read_event_count) {
             std::fprintf(stderr, "populate: journal holds %llu events, expected %llu\n",
                          static_cast<unsigned long long>(_journal->event_count()),

@@ -25,7 +25,6 @@
 /// Counters: actions in the plan, goals violated before / after, peak RSS.
 
 #include <benchmark/benchmark.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <cmath>
@@ -36,6 +35,7 @@
 
 #include "goals/cluster_model.h"
 #include "goals/planner_types.h"
+#include "tools/driver/machine.h"
 
 namespace {
 
@@ -121,11 +121,7 @@ const ClusterModel& model_for(size_t index) {
     return it->second;
 }
 
-double peak_rss_mib() {
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
-}
+double peak_rss_mib() { return static_cast<double>(ballast::driver::memory_use().peak_rss_bytes) / (1 << 20); }
 
 void plan_skewed(benchmark::State& state) {
     const size_t index = static_cast<size_t>(state.range(0));

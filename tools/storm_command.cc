@@ -35,6 +35,7 @@
 #include "adapters/sim/storm_generator.h"
 #include "tools/cli_common.h"
 #include "tools/commands.h"
+#include "tools/driver/machine.h"
 
 namespace ballast::tools {
 
@@ -54,22 +55,6 @@ struct StormOptions {
     std::string background_priority = "idle";
     bool json = false;
 };
-
-struct Rss {
-    uint64_t now = 0;
-    uint64_t peak = 0;
-};
-
-Rss rss_bytes() {
-    Rss rss;
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    while (std::getline(status, line)) {
-        if (line.rfind("VmRSS:", 0) == 0) rss.now = std::stoull(line.substr(6)) * 1024;
-        if (line.rfind("VmHWM:", 0) == 0) rss.peak = std::stoull(line.substr(6)) * 1024;
-    }
-    return rss;
-}
 
 std::optional<store::BackgroundPriority> parse_background_priority(const std::string& text) {
     if (text == "idle") return store::BackgroundPriority::idle;
@@ -177,8 +162,8 @@ private:
                 }
             }
             // Every 250 us: a latency is known to within that (the goal is
-            // 20 ms). At 100 us the monitor took 13% of a core from the
-            // engine it measures (~5,000 wakeups/s on this KVM guest).
+            // 20 ms). At 100 us the monitor takes 13% of a core from the
+            // engine it measures (~5,000 wakeups/s on a KVM guest).
             std::this_thread::sleep_for(std::chrono::microseconds(250));
         }
     }
@@ -240,6 +225,12 @@ int run_storm(const Context& ctx, const StormOptions& options) {
         return report_error("--journal " + journal + ": already holds a journal; a storm starts a new one");
     }
 
+    // Where this ran, recorded beside the figures: a storm's latency depends
+    // as much on how much of the machine it had as on the code.
+    const double load_at_start = driver::load_average_1m();
+    const double calibration_ms = driver::calibration_ms();
+    const std::string journal_fs = driver::filesystem_type(journal);
+
     sim::StormPort port(options.move_ms);
     std::mutex plans_mutex;
     std::map<int64_t, Clock::time_point> tick_fed;  // Tick now_ms -> when it was fed
@@ -292,6 +283,9 @@ int run_storm(const Context& ctx, const StormOptions& options) {
     const auto duration = std::chrono::duration<double>(options.duration_s);
     int64_t next_tick_ms = 1'000;
     std::vector<uint64_t> backlog_per_s;
+    std::vector<double> steal_per_s;  // percent of the machine's CPU time stolen, each second
+    const driver::CpuTimes cpu_start = driver::cpu_times();
+    driver::CpuTimes cpu_last = cpu_start;
     uint64_t last_second_events = 0;
     std::vector<events::Event> batch;
     events::Status failure;
@@ -301,8 +295,9 @@ int run_storm(const Context& ctx, const StormOptions& options) {
         const auto due = static_cast<uint64_t>(options.rate * elapsed_s);
         if (storm_events >= due && now_ms < next_tick_ms) {
             // Until the next batch is due (or the next Tick): one wakeup per
-            // batch. On this KVM guest a wakeup costs tens of microseconds of
-            // a core the engine shares; polling every 200 us took five.
+            // batch. On a KVM guest a wakeup costs tens of microseconds of a
+            // core the engine shares; polling every 200 us would wake five
+            // times per batch.
             const double batch_due_s = static_cast<double>(storm_events + batch_events) / options.rate;
             const double wake_s = std::min(batch_due_s, static_cast<double>(next_tick_ms) / 1000);
             std::this_thread::sleep_until(start + std::chrono::duration_cast<Clock::duration>(
@@ -324,11 +319,14 @@ int run_storm(const Context& ctx, const StormOptions& options) {
             }
             const uint64_t routed = engine.progress().events_routed.load();
             backlog_per_s.push_back(fed - routed);
+            const driver::CpuTimes cpu_now = driver::cpu_times();
+            steal_per_s.push_back(driver::steal_percent(cpu_last, cpu_now));
+            cpu_last = cpu_now;
             if (!options.json) {
-                const Rss rss = rss_bytes();
+                const driver::MemoryUse rss = driver::memory_use();
                 std::fprintf(stderr, "\r  t=%3" PRId64 "s  %9" PRIu64 " events/s  backlog %8" PRIu64 "  RSS %5" PRIu64
                                      " MiB  rounds %" PRIu64 "   ",
-                             next_tick_ms / 1000, storm_events - last_second_events, fed - routed, rss.now >> 20, rounds);
+                             next_tick_ms / 1000, storm_events - last_second_events, fed - routed, rss.rss_bytes >> 20, rounds);
             }
             last_second_events = storm_events;
             next_tick_ms += 1'000;
@@ -377,7 +375,8 @@ int run_storm(const Context& ctx, const StormOptions& options) {
                         (!backlog_per_s.empty() && static_cast<double>(backlog_per_s.back()) > options.rate);
     const std::vector<double> latencies = monitor.latencies_ms();
     const std::vector<LatencyMonitor::Slow> slowest = monitor.slowest(5, start);
-    const Rss rss = rss_bytes();
+    const driver::MemoryUse rss = driver::memory_use();
+    const driver::CpuTimes cpu_end = driver::cpu_times();
     std::vector<double> plans;
     {
         std::lock_guard<std::mutex> lock(plans_mutex);
@@ -413,9 +412,25 @@ int run_storm(const Context& ctx, const StormOptions& options) {
     out["actions"] = actions;
     out["plan_ms"] = {{"p50", percentile(plans, 0.5)},
                       {"max", plans.empty() ? 0 : *std::max_element(plans.begin(), plans.end())}};
-    out["peak_rss_mib"] = static_cast<double>(rss.peak) / (1 << 20);
+    out["peak_rss_mib"] = static_cast<double>(rss.peak_rss_bytes) / (1 << 20);
     out["journal_sync"] = config->get_bool("ballast.journal.sync");
+    out["journal_fs"] = journal_fs;
     out["background_priority"] = options.background_priority;
+    out["build"] = {{"type", BALLAST_BUILD_TYPE},
+                    {"optimization", BALLAST_OPTIMIZATION},
+                    {"sanitize", BALLAST_SANITIZE},
+#ifdef NDEBUG
+                    {"assertions", false},
+#else
+                    {"assertions", true},
+#endif
+                    {"compiler", __VERSION__}};
+    out["machine"] = {{"cpu_model", driver::cpu_model()},
+                      {"cpus", driver::cpu_count()},
+                      {"load_avg_1m_at_start", load_at_start},
+                      {"calibration_ms", calibration_ms},
+                      {"steal_pct", driver::steal_percent(cpu_start, cpu_end)},
+                      {"steal_pct_by_second", steal_per_s}};
     out["setup_s"] = setup_s;
     out["behind"] = behind;
     out["breaks"] = breaks;
@@ -429,8 +444,12 @@ int run_storm(const Context& ctx, const StormOptions& options) {
                     out["latency_ms"]["max"].get<double>(), latencies.size(), batch_events);
         std::printf("planning: %" PRIu64 " rounds, %" PRIu64 " actions; Tick to ActionsPlanned p50 %.1f ms, max %.1f ms\n",
                     rounds, actions, percentile(plans, 0.5), out["plan_ms"]["max"].get<double>());
-        std::printf("peak RSS %.0f MiB; journal sync %s\n", static_cast<double>(rss.peak) / (1 << 20),
-                    config->get_bool("ballast.journal.sync") ? "on" : "off");
+        std::printf("peak RSS %.0f MiB; journal sync %s (%s)\n", static_cast<double>(rss.peak_rss_bytes) / (1 << 20),
+                    config->get_bool("ballast.journal.sync") ? "on" : "off", journal_fs.c_str());
+        std::printf("machine: %d CPUs (%s), calibration %.0f ms, load %.2f at start, %.1f%% of CPU time stolen; "
+                    "build %s (-O%s)\n",
+                    driver::cpu_count(), driver::cpu_model().c_str(), calibration_ms, load_at_start,
+                    driver::steal_percent(cpu_start, cpu_end), BALLAST_BUILD_TYPE, BALLAST_OPTIMIZATION);
         for (const std::string& b : breaks) std::printf("BROKEN: %s\n", b.c_str());
         if (behind) std::printf("BEHIND: the engine did not keep up with the target rate\n");
         if (breaks.empty() && !behind) std::printf("ok: kept up, no invariant broken\n");
