@@ -12,8 +12,9 @@
 /// errors the broker reports (per partition or top level) are data in the
 /// response: `response_errors.h` turns them into one message.
 ///
-/// Not thread-safe. The admin port gives the client to one actor; a call
-/// blocks that actor for at most its timeout.
+/// Not thread-safe: each user (the admin port, the poller, the sampler) owns
+/// its clients and calls them from its own thread; a call blocks that thread
+/// for at most its timeout.
 
 #include <cstdint>
 #include <map>

@@ -19,7 +19,7 @@
 /// - a malformed response body fails the call (naming the field and the
 ///   offset) but keeps the connection: the frame was delimited by its size.
 ///
-/// Not thread-safe: one caller at a time (an actor owns its connections).
+/// Not thread-safe: one caller at a time (the client that owns it).
 
 #include <cstdint>
 #include <memory>
