@@ -1,6 +1,7 @@
 #include "tools/driver/machine.h"
 
 #include <sched.h>
+#include <sys/resource.h>
 #include <sys/vfs.h>
 
 #include <chrono>
@@ -9,6 +10,13 @@
 #include <sstream>
 
 namespace ballast::driver {
+
+double process_cpu_s() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
 
 MemoryUse memory_use() {
     MemoryUse use;

@@ -18,6 +18,9 @@ struct MemoryUse {
 };
 MemoryUse memory_use();
 
+/// CPU time this process used so far, user and system, in seconds.
+double process_cpu_s();
+
 /// The machine's CPU time so far, summed over its CPUs, in clock ticks
 /// (/proc/stat). `steal` is time a virtual CPU was ready but the hypervisor
 /// ran something else: on a shared host it is the neighbours' share.
