@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/executor_actor.h"
+#include "events/event_check.h"
 #include "actors/journal_actor.h"
 #include "actors/scheduler_actor.h"
 
@@ -267,6 +268,12 @@ events::Status Engine::feed(std::vector<events::Event> batch) {
                                   " from source " + events::source_name(event.source) +
                                   " is a decision the engine makes itself");
         }
+    }
+    // Refused whole, before the journal: a bad input must not be journaled
+    // (the journal would refuse it, and that failure stops the engine) nor
+    // routed (a sample's topic index is trusted from here on).
+    if (events::Status valid = events::check_batch(batch); !valid) {
+        return make_error(ErrorCode::invalid_argument, "feed refused (nothing journaled): " + valid.error().message);
     }
     // Backpressure: wait while the router is far behind (on the caller's
     // thread it never is: each call runs the actors until they are done).

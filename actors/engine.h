@@ -88,7 +88,10 @@ public:
     Engine& operator=(const Engine&) = delete;
 
     /// Inputs (not decisions), without sequence numbers: journaled, then
-    /// routed. Waits while the backlog is over backlog_events_max.
+    /// routed. Waits while the backlog is over backlog_events_max. A batch
+    /// holding a decision or an event that fails `events::check` is refused
+    /// whole (invalid_argument, naming the event, field and value), nothing
+    /// of it journaled, and the engine goes on.
     events::Status feed(std::vector<events::Event> batch);
 
     /// Events that already carry their sequence numbers (a journal read back

@@ -9,6 +9,7 @@
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
+#include "events/event_check.h"
 #include "store/journal_record.h"
 #include "store/journal_rocks.h"
 
@@ -272,6 +273,13 @@ Result<uint64_t> Journal::append(std::span<events::Event> batch) {
     }
     const uint64_t last = last_seq();
     if (batch.empty()) return last;
+    // What is refused here never reaches the disk: one bad event written
+    // would stop every later open of the journal at its seq.
+    if (Status valid = events::check_batch(batch); !valid) {
+        return make_error(ErrorCode::invalid_argument, "journal " + _path + ": append after seq " +
+                                                           std::to_string(last) + " refused (nothing appended): " +
+                                                           valid.error().message);
+    }
 
     // One run per batch (split when long): one key, not one per event.
     rocksdb::WriteBatch write_batch;

@@ -173,6 +173,9 @@ public:
     /// Appends `batch` as one atomic WriteBatch (group commit): assigns each
     /// event the next sequence number (written back into the event), and
     /// returns the last one once the batch is durable per the sync mode.
+    /// A batch with an event that fails `events::check` is refused whole
+    /// (invalid_argument), nothing written and no number handed out: the
+    /// journal never holds what its reader would refuse.
     /// An empty batch is a no-op that returns last_seq().
     Result<uint64_t> append(std::span<events::Event> batch);
 

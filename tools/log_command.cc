@@ -26,6 +26,7 @@
 #include <spdlog/spdlog.h>
 
 #include "events/event.h"
+#include "events/event_check.h"
 #include "events/event_from_json.h"
 #include "store/journal.h"
 #include "tools/cli_common.h"
@@ -296,6 +297,10 @@ int run_append(const Context& ctx, const LogOptions& options) {
         if (!event) {
             return report_error(options.input + ":" + std::to_string(line_number) + ": " +
                                 event.error().message + " (nothing was appended)");
+        }
+        if (events::Status valid = events::check(*event); !valid) {
+            return report_error(options.input + ":" + std::to_string(line_number) + ": " +
+                                valid.error().message + " (nothing was appended)");
         }
         batch.push_back(std::move(*event));
     }

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "events/event_check.h"
 #include "tools/driver/text_format.h"
 
 namespace ballast::tools {
@@ -51,6 +52,14 @@ void RunLog::outcome(const events::Event& e) {
 }
 
 void EngineFeed::feed(std::vector<events::Event> batch) {
+    // An adapter's bad event (a sample past its report's topics, a rate that
+    // is not a number) is refused alone and named; the rest of its batch and
+    // the run go on, and the next poll or report brings fresh state.
+    std::erase_if(batch, [](const events::Event& e) {
+        events::Status valid = events::check(e);
+        if (!valid) spdlog::error("refused an event from the cluster (not journaled): {}", valid.error().message);
+        return !valid;
+    });
     if (batch.empty()) return;
     for (const events::Event& e : batch) {
         if (e.source == events::Source::kafka_admin) _log->outcome(e);

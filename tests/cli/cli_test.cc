@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -139,6 +140,23 @@ TEST(Cli, AppendWithABadLineAppendsNothingAndNamesTheLine) {
     EXPECT_TRUE(contains(append.out, "events.jsonl:4: ")) << append.out;
     EXPECT_TRUE(contains(append.out, "broker_id")) << append.out;
     EXPECT_TRUE(contains(append.out, "nothing was appended")) << append.out;
+}
+
+/// Well-formed JSON that the journal could not read back (a sample past its
+/// report's topics) is refused the same way: the line, the field, the value.
+TEST(Cli, AppendRefusesAnEventTheJournalCouldNotReadBack) {
+    TempDir dir;
+    write_file(dir / "events.jsonl",
+               std::string(three_events) +
+                   R"({"type":"partition_metrics","source":"tool","broker_id":1,"sample_time_ms":0,"topics":["t"],)"
+                   R"("samples":[{"topic_index":3,"partition":0,"bytes_in_per_s":1,"bytes_out_per_s":1,)"
+                   R"("messages_in_per_s":1,"size_bytes":1}]})" "\n");
+    Outcome append = ballast("log append --journal " + (dir / "j") + " --input " + (dir / "events.jsonl"));
+    EXPECT_EQ(append.exit_code, 1);
+    EXPECT_TRUE(contains(append.out, "events.jsonl:4: partition_metrics from tool: samples[0].topic_index is 3, "
+                                     "past its 1 topics (nothing was appended)"))
+        << append.out;
+    EXPECT_FALSE(std::filesystem::exists(dir / "j"));  // refused before the journal was opened
 }
 
 TEST(Cli, UnknownEventTypeListsTheKnownOnes) {

@@ -184,6 +184,42 @@ TEST(Engine, RefusesDecisionsAsInput) {
     EXPECT_NE(status.error().message.find("decision"), std::string::npos);
 }
 
+/// A partition sample past its report's topics (the router would index the
+/// topic list with it) is refused with the field and the value named; the
+/// batch it came in is not journaled, and the engine goes on.
+TEST(Engine, RefusesAnInvalidInputAndGoesOn) {
+    TempDir dir;
+    FakePort port;
+    DecisionLog log;
+    const std::string journal = dir / "journal";
+    uint64_t journaled = 0;
+    {
+        auto engine = start(journal, &port, log, test_config());
+        std::vector<Event> setup = testing::cluster_setup(3, 3, {{"t", 4, 1}});
+        feed_all(*engine, setup);
+        journaled = engine->journal()->last_seq();
+
+        events::PartitionMetrics bad{1, 1000, {"t"}, {{0, 0, 10.0, 10.0, 1.0, 100}, {5, 1, 10.0, 10.0, 1.0, 100}}};
+        events::Status status = engine->feed({testing::tick(1000), testing::at(1000, bad, events::Source::kafka_metrics)});
+        ASSERT_FALSE(status.ok());
+        EXPECT_EQ(status.error().code, events::ErrorCode::invalid_argument);
+        EXPECT_NE(status.error().message.find("event 1 of 2"), std::string::npos) << status.error().message;
+        EXPECT_NE(status.error().message.find("samples[1].topic_index is 5, past its 1 topics"), std::string::npos)
+            << status.error().message;
+        ASSERT_TRUE(engine->wait_idle().ok());
+        EXPECT_EQ(engine->journal()->last_seq(), journaled);
+
+        // Still running: the next input is journaled and routed.
+        ASSERT_TRUE(engine->feed({testing::tick(2000)}).ok());
+        ASSERT_TRUE(engine->wait_idle().ok());
+        EXPECT_EQ(engine->journal()->last_seq(), journaled + 1);
+    }
+    // And the journal opens again.
+    auto engine = start(journal, &port, log, test_config());
+    ASSERT_NE(engine, nullptr);
+    EXPECT_EQ(engine->journal()->last_seq(), journaled + 1);
+}
+
 /// Runs `events` through an engine, killing it (destroying the actor
 /// system) after each of `cuts` and starting it again from the journal.
 std::vector<events::ActionsPlanned> run_with_kills(const std::string& journal,
