@@ -4,6 +4,8 @@
 
 #include <caf/all.hpp>
 
+#include "actors/supervision.h"
+
 namespace ballast::actors {
 
 namespace {
@@ -53,6 +55,7 @@ void apply_broker_update(BrokerRecord& record, const BrokerUpdate& update) {
 }
 
 caf::behavior broker_actor(caf::stateful_actor<BrokerActorState>* self, BrokerRecord initial) {
+    end_with_exception_text(self);
     self->state.record = std::move(initial);
     return {
         [=](apply_atom, const BrokerUpdate& update) {

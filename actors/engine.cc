@@ -149,8 +149,7 @@ events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
     Engine* raw = &e;
     auto on_fatal = [raw](const events::Error& error) {
         spdlog::critical("journal write failed, stopping: {}", error.to_string());
-        std::lock_guard<std::mutex> lock(raw->_failure_mutex);
-        raw->_failure = error.to_string();
+        raw->fail(error.to_string());
     };
     // On the caller's thread nothing may run on a thread of its own: the
     // stepping scheduler's queue is the caller's alone.
@@ -189,6 +188,23 @@ events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
     e._router = std::make_unique<caf::actor>(sys.spawn(router_actor, setup));
     caf::anon_send(*e._router, control_atom::value, *e._journal_actor);
     caf::anon_send(*e._journal_actor, control_atom::value, *e._router);
+    // Supervision: an actor that ends for any reason but the engine's own
+    // stop (an exception in a handler, a failed request, a kill) stops the
+    // engine, naming the actor and the cause. Every later call reports it,
+    // so a feeder waiting on the backlog or on idle never waits forever.
+    const std::pair<caf::actor*, const char*> watched[] = {{e._journal_actor.get(), "journal"},
+                                                           {e._router.get(), "router"},
+                                                           {e._scheduler.get(), "scheduler"},
+                                                           {e._executor.get(), "executor"}};
+    for (const auto& [actor, name] : watched) {
+        (*actor)->attach_functor([raw, name = std::string(name)](const caf::error& reason) {
+            if (!reason || reason == caf::exit_reason::user_shutdown) return;
+            // An actor whose request went to an actor that had ended ends
+            // too: a consequence, reported only if no cause is.
+            const bool consequence = reason == caf::sec::request_receiver_down;
+            raw->fail("the " + name + " actor stopped: " + raw->_system->render(reason), consequence);
+        });
+    }
 
     if (!e._journal) return engine;  // replay: the caller feeds the events
 
@@ -251,6 +267,27 @@ void Engine::run_actors() {
     if (_caller_thread) _caller_thread->run();
 }
 
+void Engine::fail(const std::string& failure, bool consequence) {
+    std::lock_guard<std::mutex> lock(_failure_mutex);
+    // The first cause is the one to report; a consequence only until a cause
+    // comes (they are seen on different threads, in either order).
+    if (!_failure.empty() && (consequence || !_failure_is_consequence)) return;
+    spdlog::critical("engine stopping: {}", failure);
+    _failure = failure;
+    _failure_is_consequence = consequence;
+}
+
+void Engine::inject_actor_failure(const std::string& actor) {
+    const std::pair<caf::actor*, const char*> actors[] = {{_journal_actor.get(), "journal"},
+                                                          {_router.get(), "router"},
+                                                          {_scheduler.get(), "scheduler"},
+                                                          {_executor.get(), "executor"}};
+    for (const auto& [handle, name] : actors) {
+        if (handle && actor == name) caf::anon_send_exit(*handle, caf::exit_reason::unhandled_exception);
+    }
+    run_actors();
+}
+
 events::Status Engine::check_failed() const {
     std::lock_guard<std::mutex> lock(_failure_mutex);
     if (!_failure.empty()) return make_error(ErrorCode::io_error, "engine stopped: " + _failure);
@@ -303,16 +340,28 @@ events::Status Engine::replay(std::vector<events::Event> batch) {
 
 events::Status Engine::wait_idle() {
     if (!_system) return make_error(ErrorCode::conflict, "engine is stopped");
-    caf::scoped_actor self{*_system};
-    events::Status result;
-    auto answer = self->request(*_journal_actor, caf::infinite, idle_atom::value);
-    run_actors();  // on the caller's thread, the answer is waiting once this returns
-    answer.receive([](bool) {},
-                   [&](caf::error& error) {
-                       result = make_error(ErrorCode::io_error, "engine: " + _system->render(error));
-                   });
     if (events::Status failed = check_failed(); !failed) return failed;
-    return result;
+    caf::scoped_actor self{*_system};
+    // Asked again each second: an actor that ends while the question is on
+    // its way (supervision records it) may leave it unanswered, and the
+    // caller must hear that the engine stopped rather than wait forever.
+    for (;;) {
+        events::Status result;
+        bool unanswered = false;
+        auto answer = self->request(*_journal_actor, std::chrono::seconds(1), idle_atom::value);
+        run_actors();  // on the caller's thread, the answer is waiting once this returns
+        if (events::Status failed = check_failed(); !failed) return failed;
+        answer.receive([](bool) {},
+                       [&](caf::error& error) {
+                           if (error == caf::sec::request_timeout) {
+                               unanswered = true;
+                           } else {
+                               result = make_error(ErrorCode::io_error, "engine: " + _system->render(error));
+                           }
+                       });
+        if (events::Status failed = check_failed(); !failed) return failed;
+        if (!unanswered) return result;
+    }
 }
 
 }  // namespace ballast::actors

@@ -117,9 +117,17 @@ public:
     store::Journal* journal() { return _journal.get(); }
     const PartitionTable& partition_table() const { return *_table; }
 
+    /// Tests of supervision: ends the named actor ("journal", "router",
+    /// "scheduler", "executor") with an error, as an exception in one of its
+    /// handlers would.
+    void inject_actor_failure(const std::string& actor);
+
 private:
     Engine() = default;
     events::Status check_failed() const;
+    /// Records why the engine stopped: the first cause; a consequence (an
+    /// actor that ended because another had) until a cause is known.
+    void fail(const std::string& failure, bool consequence = false);
     /// threads == 0: runs every actor until none has a message left.
     void run_actors();
 
@@ -138,7 +146,8 @@ private:
     uint64_t _recovered_seq = 0;
     uint64_t _snapshot_seq = 0;
     mutable std::mutex _failure_mutex;
-    std::string _failure;  // set when the journal refused a write
+    std::string _failure;  // why the engine stopped: a journal write, an actor that ended
+    bool _failure_is_consequence = false;
 };
 
 }  // namespace ballast::actors

@@ -2,6 +2,8 @@
 
 #include <caf/all.hpp>
 
+#include "actors/supervision.h"
+
 namespace ballast::actors {
 
 namespace {
@@ -120,6 +122,7 @@ caf::behavior executor_actor(caf::stateful_actor<ExecutorState>* self, AdminPort
                              caf::actor journal, ExecutorView view, ExecutorSettings settings,
                              uint64_t quiet_until_seq,
                              std::function<void(const events::Event&)> on_decision) {
+    end_with_exception_text(self);
     auto& st = self->state;
     st.quiet_until_seq = quiet_until_seq;
     st.port = port;

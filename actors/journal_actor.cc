@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include "actors/thread_priority.h"
+#include "actors/supervision.h"
 
 namespace ballast::actors {
 
@@ -100,6 +101,7 @@ void fail(caf::stateful_actor<JournalActorState>* self, const events::Error& err
 caf::behavior journal_actor(caf::stateful_actor<JournalActorState>* self, store::Journal* journal,
                             caf::actor router, std::function<void(const events::Error&)> on_fatal,
                             HelperThreads helpers) {
+    end_with_exception_text(self);
     self->state.journal = journal;
     self->state.helpers = helpers;
     self->state.router = std::move(router);

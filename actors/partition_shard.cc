@@ -5,6 +5,7 @@
 #include <caf/all.hpp>
 
 #include "actors/messages.h"
+#include "actors/supervision.h"
 
 namespace ballast::actors {
 
@@ -57,6 +58,7 @@ void apply_partition_update(PartitionRecord& record, const PartitionUpdate& upda
 
 caf::behavior partition_shard_actor(caf::stateful_actor<PartitionShardState>* self,
                                     PartitionTable* table, caf::actor router) {
+    end_with_exception_text(self);
     self->state.table = table;
     return {
         [=](apply_atom, const PartitionBatch& updates) {

@@ -7,6 +7,7 @@
 #include "actors/broker_actor.h"
 #include "actors/partition_shard.h"
 #include "actors/router_routing.h"
+#include "actors/supervision.h"
 
 namespace ballast::actors {
 
@@ -392,6 +393,7 @@ void process(RouterSelf* self) {
 }  // namespace
 
 caf::behavior router_actor(caf::stateful_actor<RouterState>* self, RouterSetup setup) {
+    end_with_exception_text(self);
     RouterState& st = self->state;
     st.table = setup.table;
     st.scheduler = std::move(setup.scheduler);
@@ -405,7 +407,7 @@ caf::behavior router_actor(caf::stateful_actor<RouterState>* self, RouterSetup s
     assert(setup.partition_backlog_max >= 1);
     st.partition_backlog_max = setup.partition_backlog_max;
     for (uint32_t shard = 0; shard < partition_shard_count; shard++) {
-        st.shards.push_back(self->spawn(partition_shard_actor, st.table, caf::actor_cast<caf::actor>(self)));
+        st.shards.push_back(self->spawn<caf::linked>(partition_shard_actor, st.table, caf::actor_cast<caf::actor>(self)));
     }
     st.shard_batches.resize(partition_shard_count);
     if (const EngineSnapshot* s = setup.restore.get()) {
@@ -422,7 +424,7 @@ caf::behavior router_actor(caf::stateful_actor<RouterState>* self, RouterSetup s
             }
         }
         for (const BrokerRecord& record : s->brokers) {
-            st.brokers.emplace(record.id, self->spawn(broker_actor, record));
+            st.brokers.emplace(record.id, self->spawn<caf::linked>(broker_actor, record));
         }
         for (const TrackedAction& t : s->executor.inflight) {
             st.action_slots[t.action.action_id] = t.partition_slots;

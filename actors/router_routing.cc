@@ -27,7 +27,7 @@ caf::actor& broker(RouterSelf* self, int32_t id) {
         BrokerRecord initial;
         initial.id = id;
         initial.liveness = goals::Liveness::gone;
-        it = self->state.brokers.emplace(id, self->spawn(broker_actor, initial)).first;
+        it = self->state.brokers.emplace(id, self->spawn<caf::linked>(broker_actor, initial)).first;
     }
     return it->second;
 }

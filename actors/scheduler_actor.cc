@@ -8,6 +8,7 @@
 
 #include "actors/scheduler_model.h"
 #include "actors/thread_priority.h"
+#include "actors/supervision.h"
 
 namespace ballast::actors {
 
@@ -337,6 +338,7 @@ caf::behavior scheduler_actor(caf::stateful_actor<SchedulerState>* self, const P
                               std::set<uint64_t> journaled_barriers,
                               std::function<void(const events::Event&)> on_decision,
                               BackgroundPriority background_priority) {
+    end_with_exception_text(self);
     SchedulerState& st = self->state;
     lower_thread_priority(self, background_priority);
     st.journaled_barriers = std::move(journaled_barriers);

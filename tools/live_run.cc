@@ -215,8 +215,11 @@ int run_live(const LiveRunOptions& options) {
     feed.set_engine(nullptr);
     events::Status idle = engine->wait_idle();
     engine->stop();
-    if (feed.failed()) return report_error("the journal refused events: " + feed.failure());
+    // The engine's own account first: it names the cause (an actor that
+    // ended, a journal write that failed) even when the feed saw only its
+    // consequence.
     if (!idle) return report_error(idle.error());
+    if (feed.failed()) return report_error("the engine refused events: " + feed.failure());
     spdlog::info("stopped cleanly; journal {}", config.get_string("ballast.journal.path"));
     return exit_ok;
 }

@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
 #include "actors/engine.h"
 #include "tests/support/cluster_events.h"
 #include "tests/support/fake_port.h"
@@ -218,6 +222,70 @@ TEST(Engine, RefusesAnInvalidInputAndGoesOn) {
     auto engine = start(journal, &port, log, test_config());
     ASSERT_NE(engine, nullptr);
     EXPECT_EQ(engine->journal()->last_seq(), journaled + 1);
+}
+
+/// Feeds ticks until the engine refuses one (an actor's end is seen on its
+/// own thread, a moment after it happened); at most a few seconds, so a
+/// hang fails the test instead of stalling it.
+events::Status feed_until_refused(Engine& engine) {
+    for (int64_t t = 100'000; t < 100'000 + 5'000 * 1000; t += 1000) {
+        events::Status fed = engine.feed({testing::tick(t)});
+        if (!fed.ok()) return fed;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return {};
+}
+
+/// Supervision: whichever actor ends, the engine stops with an error that
+/// names it and the cause, and every later call says so instead of waiting.
+TEST(Engine, AnActorThatEndsStopsTheEngineNamingIt) {
+    for (const std::string actor : {"journal", "router", "scheduler", "executor"}) {
+        SCOPED_TRACE(actor);
+        TempDir dir;
+        FakePort port;
+        DecisionLog log;
+        auto engine = start(dir / "journal", &port, log, test_config());
+        feed_all(*engine, testing::cluster_setup(3, 3, {{"t", 4, 1}}));
+        engine->inject_actor_failure(actor);
+        events::Status refused = feed_until_refused(*engine);
+        ASSERT_FALSE(refused.ok());
+        EXPECT_NE(refused.error().message.find("the " + actor + " actor stopped"), std::string::npos)
+            << refused.error().message;
+        EXPECT_NE(refused.error().message.find("unhandled_exception"), std::string::npos) << refused.error().message;
+        events::Status idle = engine->wait_idle();
+        ASSERT_FALSE(idle.ok());
+        EXPECT_NE(idle.error().message.find("the " + actor + " actor stopped"), std::string::npos);
+    }
+}
+
+/// An exception in a handler (here the admin port throws inside the
+/// executor's submit) ends that actor; the engine's error carries the text.
+TEST(Engine, AnExceptionInAnActorStopsTheEngineWithItsText) {
+    class ThrowingPort : public FakePort {
+    public:
+        void submit(const events::Action&, uint32_t) override { throw std::runtime_error("the admin port broke"); }
+    };
+    TempDir dir;
+    ThrowingPort port;
+    DecisionLog log;
+    auto engine = start(dir / "journal", &port, log, test_config());
+    events::Status status;
+    for (const Event& e : node_change()) {
+        status = engine->feed({e});
+        if (!status.ok()) break;
+    }
+    if (status.ok()) status = engine->wait_idle();
+    if (status.ok()) status = feed_until_refused(*engine);
+    ASSERT_FALSE(status.ok());
+    // The router, whose request to the executor failed, may be seen ending
+    // first; the cause replaces that consequence as soon as it is seen.
+    for (int i = 0; i < 100 && status.error().message.find("executor") == std::string::npos; i++) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        status = engine->wait_idle();
+    }
+    EXPECT_NE(status.error().message.find("the executor actor stopped"), std::string::npos) << status.error().message;
+    EXPECT_NE(status.error().message.find("exception: the admin port broke"), std::string::npos)
+        << status.error().message;
 }
 
 /// Runs `events` through an engine, killing it (destroying the actor
