@@ -30,6 +30,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+/// A failed call ends the benchmark, saying why.
+void must(const events::Status& status) {
+    if (status.ok()) return;
+    std::fprintf(stderr, "engine_bench: %s\n", status.error().to_string().c_str());
+    std::abort();
+}
+
 events::Config bench_config(int64_t detect_interval_ms) {
     events::Config c = events::Config::defaults();
     for (const std::string& s :
@@ -91,11 +98,11 @@ void feed_cluster(actors::Engine& engine, int32_t brokers, int32_t partitions) {
         const int32_t b = p % brokers + 1;
         batch.push_back({0, 0, events::Source::simulator, events::PartitionChanged{"bench", p, {b}, b, {b}, 0}});
         if (batch.size() == 10'000) {
-            if (!engine.feed(std::move(batch)).ok()) std::abort();
+            must(engine.feed(std::move(batch)));
             batch.clear();
         }
     }
-    if (!engine.feed(std::move(batch)).ok()) std::abort();
+    must(engine.feed(std::move(batch)));
 }
 
 /// Metrics for every partition; brokers with a low id run hot (skew), so
@@ -114,7 +121,7 @@ void feed_metrics(actors::Engine& engine, int32_t brokers, int32_t partitions, i
             batch.push_back({0, time_ms, events::Source::kafka_metrics, report});
             report.samples.clear();
             if (batch.size() == 1'000) {
-                if (!engine.feed(std::move(batch)).ok()) std::abort();
+                must(engine.feed(std::move(batch)));
                 batch.clear();
             }
         }
@@ -125,7 +132,7 @@ void feed_metrics(actors::Engine& engine, int32_t brokers, int32_t partitions, i
     brokers_report.sample_time_ms = time_ms;
     for (int32_t b = 1; b <= brokers; b++) brokers_report.samples.push_back({b, 0, 0, 0, 0});
     batch.push_back({0, time_ms, events::Source::kafka_metrics, brokers_report});
-    if (!engine.feed(std::move(batch)).ok()) std::abort();
+    must(engine.feed(std::move(batch)));
 }
 
 std::unique_ptr<actors::Engine> start_engine(const std::string& path, int64_t detect_interval_ms,
@@ -151,7 +158,7 @@ void BM_Ingest(benchmark::State& state) {
     testing::TempDir dir;
     auto engine = start_engine(dir.path(), 86'400'000, nullptr);
     feed_cluster(*engine, brokers, partitions);
-    if (!engine->wait_idle().ok()) std::abort();
+    must(engine->wait_idle());
     uint64_t events = 0;
     int64_t time_ms = 1000;
     for (auto _ : state) {
@@ -161,7 +168,7 @@ void BM_Ingest(benchmark::State& state) {
             feed_metrics(*engine, brokers, partitions, time_ms, samples_per_event);
             time_ms += 1000;
         }
-        if (!engine->wait_idle().ok()) std::abort();
+        must(engine->wait_idle());
         const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
         state.SetIterationTime(seconds);
         events += engine->progress().events_routed.load() - before;
@@ -183,7 +190,7 @@ void BM_BarrierToPlan(benchmark::State& state) {
     auto engine = start_engine(dir.path(), interval_ms, &watch);
     feed_cluster(*engine, brokers, partitions);
     feed_metrics(*engine, brokers, partitions, 1'000, 1'000);
-    if (!engine->wait_idle().ok()) std::abort();
+    must(engine->wait_idle());
     int64_t now_ms = interval_ms;
     bool first = true;
     double first_ms = 0;
@@ -191,10 +198,10 @@ void BM_BarrierToPlan(benchmark::State& state) {
     for (auto _ : state) {
         // New samples for every partition, then the Tick.
         feed_metrics(*engine, brokers, partitions, now_ms - 1, 1'000);
-        if (!engine->wait_idle().ok()) std::abort();
+        must(engine->wait_idle());
         watch.arm();
         const auto start = Clock::now();
-        if (!engine->feed({{0, now_ms, events::Source::clock, events::Tick{now_ms}}}).ok()) std::abort();
+        must(engine->feed({{0, now_ms, events::Source::clock, events::Tick{now_ms}}}));
         const auto planned = watch.wait();
         const double seconds = std::chrono::duration<double>(planned - start).count();
         state.SetIterationTime(seconds);
@@ -203,7 +210,7 @@ void BM_BarrierToPlan(benchmark::State& state) {
             first_actions = watch.actions();
         }
         first = false;
-        if (!engine->wait_idle().ok()) std::abort();
+        must(engine->wait_idle());
         now_ms += interval_ms;
     }
     state.counters["first_round_ms"] = first_ms;

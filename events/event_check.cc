@@ -133,7 +133,7 @@ public:
         }
     }
     void body(const PartitionMetrics& m) {
-        broker_id("broker_id", m.broker_id);
+        at_least("broker_id", m.broker_id, -1);  // -1: the report names no broker
         at_least("sample_time_ms", m.sample_time_ms, 0);
         for (size_t i = 0; i < m.topics.size() && !failed(); i++) {
             topic("topics[" + std::to_string(i) + "]", m.topics[i]);
