@@ -197,12 +197,14 @@ events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
                                                            {e._scheduler.get(), "scheduler"},
                                                            {e._executor.get(), "executor"}};
     for (const auto& [actor, name] : watched) {
-        (*actor)->attach_functor([raw, name = std::string(name)](const caf::error& reason) {
-            if (!reason || reason == caf::exit_reason::user_shutdown) return;
+        (*actor)->attach_functor([raw, sys = &sys, name = std::string(name)](const caf::error& reason) {
+            // Ends during stop() are the engine's own (an actor whose request
+            // met one already stopped ends too), and the system is going.
+            if (!reason || reason == caf::exit_reason::user_shutdown || raw->_stopping.load()) return;
             // An actor whose request went to an actor that had ended ends
             // too: a consequence, reported only if no cause is.
             const bool consequence = reason == caf::sec::request_receiver_down;
-            raw->fail("the " + name + " actor stopped: " + raw->_system->render(reason), consequence);
+            raw->fail("the " + name + " actor stopped: " + sys->render(reason), consequence);
         });
     }
 
@@ -250,6 +252,7 @@ Engine::~Engine() { stop(); }
 
 void Engine::stop() {
     if (!_system) return;
+    _stopping.store(true);
     for (auto* actor : {_journal_actor.get(), _router.get(), _scheduler.get(), _executor.get()}) {
         if (actor) caf::anon_send_exit(*actor, caf::exit_reason::user_shutdown);
     }

@@ -148,6 +148,7 @@ private:
     mutable std::mutex _failure_mutex;
     std::string _failure;  // why the engine stopped: a journal write, an actor that ended
     bool _failure_is_consequence = false;
+    std::atomic<bool> _stopping{false};  // stop() has begun: actors ending now are not failures
 };
 
 }  // namespace ballast::actors

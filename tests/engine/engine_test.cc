@@ -218,10 +218,13 @@ TEST(Engine, RefusesAnInvalidInputAndGoesOn) {
         ASSERT_TRUE(engine->wait_idle().ok());
         EXPECT_EQ(engine->journal()->last_seq(), journaled + 1);
     }
-    // And the journal opens again.
+    // And the journal opens again, the tick after the refusal in its place.
     auto engine = start(journal, &port, log, test_config());
     ASSERT_NE(engine, nullptr);
-    EXPECT_EQ(engine->journal()->last_seq(), journaled + 1);
+    events::Result<Event> next = engine->journal()->read_one(journaled + 1);
+    ASSERT_TRUE(next.ok()) << next.error().to_string();
+    ASSERT_TRUE(std::holds_alternative<events::Tick>(next->body));
+    EXPECT_EQ(std::get<events::Tick>(next->body).now_ms, 2000);
 }
 
 /// Feeds ticks until the engine refuses one (an actor's end is seen on its
