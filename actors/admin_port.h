@@ -36,13 +36,6 @@ inline bool same_replica_set(std::vector<int32_t> a, std::vector<int32_t> b) {
     return a == b;
 }
 
-/// A reassignment the cluster is running now.
-struct RunningReassignment {
-    std::string topic;
-    int32_t partition = -1;
-    std::vector<int32_t> target_replicas;
-};
-
 class AdminPort {
 public:
     virtual ~AdminPort() = default;
@@ -58,18 +51,21 @@ public:
     /// null target). The outcome, if any, comes back through the sink.
     virtual void cancel(const events::Action& action) = 0;
 
-    /// The reassignments running now, for reconciling after a restart: an
-    /// action found running is tracked, never submitted a second time.
-    virtual std::vector<RunningReassignment> running() = 0;
-
-    /// After a restart: `action` (its `attempt`-th try) was found running,
-    /// so it is not submitted again; the port follows it to its outcome and
-    /// reports that as it would for a submitted one. A port that keeps its
-    /// own record of what runs (the simulator) need not do anything.
-    virtual void adopt(const events::Action& action, uint32_t attempt) {
-        (void)action;
-        (void)attempt;
-    }
+    /// After a restart: `action` (its `attempt`-th try) was in flight, its
+    /// intent journaled; whether it reached the cluster is for the port to
+    /// find out, without submitting it again. Running: followed to its
+    /// outcome, reported as for a submitted one. Done: reported completed.
+    /// Neither (the crash came between the intent and the admin call, or
+    /// someone undid it): reported failed, not retriable, with
+    /// `not_started_code`.
+    virtual void adopt(const events::Action& action, uint32_t attempt) = 0;
 };
+
+/// The error code of an adopted action found neither running nor done
+/// (Kafka's NO_REASSIGNMENT_IN_PROGRESS): the executor lets it go without
+/// holding its partitions, and the planner decides again from their current
+/// replicas.
+inline constexpr int32_t not_started_code = 85;
+inline constexpr const char* not_started_name = "NO_REASSIGNMENT_IN_PROGRESS";
 
 }  // namespace ballast::actors

@@ -225,7 +225,7 @@ events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
                      recovered.tail_to, e._snapshot_seq);
     }
     if (o.port) {
-        caf::anon_send(*e._executor, control_atom::value, o.port->running());
+        caf::anon_send(*e._executor, adopt_atom::value);
     }
 
     // 6. This run's configuration and leadership, journaled as inputs, at

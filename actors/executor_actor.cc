@@ -10,15 +10,48 @@ namespace {
 
 using ExecutorSelf = caf::stateful_actor<ExecutorState>;
 
-/// Journals the events the executor made and reports them; in quiet mode
-/// (recovery) they are already in the journal, so only reported.
-void record(ExecutorSelf* self, EventBatch made, bool quiet) {
+/// An attempt whose intent (its ActionSubmitted) is on its way to the
+/// journal; the admin call waits for the journal's answer.
+struct Intent {
+    uint64_t action_id = 0;
+    uint32_t attempt = 0;
+};
+
+/// Once the journal holds their intents: hands each action to the port,
+/// unless it stopped being in flight at that attempt meanwhile (cancelled,
+/// timed out). An admin call is never made for an attempt the journal does
+/// not hold, so after a crash every reassignment the cluster runs has its
+/// intent journaled, and recovery finds every submission it must follow.
+void submit_journaled(ExecutorSelf* self, const std::vector<Intent>& intents) {
+    auto& st = self->state;
+    for (const Intent& intent : intents) {
+        auto it = st.inflight.find(intent.action_id);
+        if (it == st.inflight.end()) continue;
+        const TrackedAction& tracked = it->second;
+        if (tracked.attempt != intent.attempt || tracked.next_retry_ms >= 0) continue;
+        st.port->submit(tracked.action, tracked.attempt);
+    }
+    st.intents_unconfirmed -= static_cast<uint32_t>(intents.size());
+    if (st.intents_unconfirmed > 0) return;
+    for (caf::response_promise& waiter : st.idle_waiters) waiter.deliver(true);
+    st.idle_waiters.clear();
+}
+
+/// Journals the events the executor made and reports them, then makes the
+/// admin calls whose intents they carry; in quiet mode (recovery) they are
+/// already in the journal and were acted on, so only reported.
+void record(ExecutorSelf* self, EventBatch made, bool quiet, std::vector<Intent> intents = {}) {
     if (made.empty()) return;
     for (const events::Event& e : made) self->state.on_decision(e);
     if (quiet) return;
+    self->state.intents_unconfirmed += static_cast<uint32_t>(intents.size());
+    // A failed append ends the journal actor and, through this request, the
+    // executor: nothing whose intent was not journaled is submitted.
     self->request(self->state.journal, caf::infinite, record_atom::value,
                   std::make_shared<EventBatch>(std::move(made)))
-        .then([](uint64_t) {});
+        .then([self, intents = std::move(intents)](uint64_t) {
+            if (!intents.empty()) submit_journaled(self, intents);
+        });
 }
 
 events::Event made_event(const ExecutorState& st, events::Body body) {
@@ -34,18 +67,22 @@ void ended_unfinished(ExecutorState& st, const TrackedAction& tracked) {
     }
 }
 
-/// Hands the action to the port (unless replaying or quiet) and records it.
-void submit(ExecutorSelf* self, TrackedAction& tracked, EventBatch& made, bool quiet) {
+/// A new attempt of the action: its intent goes into `made`, and the admin
+/// call waits for the journal (see submit_journaled); replay and recovery
+/// (quiet) make none.
+void submit(ExecutorSelf* self, TrackedAction& tracked, EventBatch& made, std::vector<Intent>& intents,
+            bool quiet) {
     auto& st = self->state;
     tracked.attempt++;
     tracked.next_retry_ms = -1;
-    if (st.port && !quiet) st.port->submit(tracked.action, tracked.attempt);
     made.push_back(made_event(st, events::ActionSubmitted{tracked.action.action_id, tracked.attempt}));
+    if (st.port && !quiet) intents.push_back({tracked.action.action_id, tracked.attempt});
 }
 
 void execute(ExecutorSelf* self, const Decision& decision) {
     auto& st = self->state;
     EventBatch made;
+    std::vector<Intent> intents;
     if (!decision.accepted.empty()) st.last_batch_ms = st.now_ms;
     for (const TrackedAction& accepted : decision.accepted) {
         if (!st.leading) {
@@ -58,15 +95,16 @@ void execute(ExecutorSelf* self, const Decision& decision) {
         // Action ids are unique: the scheduler counts them up and snapshots the counter.
         assert(inserted);
         it->second.started_ms = st.now_ms;
-        submit(self, it->second, made, decision.quiet);
+        submit(self, it->second, made, intents, decision.quiet);
     }
-    record(self, std::move(made), decision.quiet);
+    record(self, std::move(made), decision.quiet, std::move(intents));
 }
 
 /// On each tick: time out what ran too long, retry what waited long enough.
 void on_tick(ExecutorSelf* self, bool quiet) {
     auto& st = self->state;
     EventBatch made;
+    std::vector<Intent> intents;
     for (auto it = st.inflight.begin(); it != st.inflight.end();) {
         TrackedAction& tracked = it->second;
         if (st.now_ms - tracked.started_ms >= st.settings.action_timeout_ms) {
@@ -78,11 +116,11 @@ void on_tick(ExecutorSelf* self, bool quiet) {
             continue;
         }
         if (tracked.next_retry_ms >= 0 && st.now_ms >= tracked.next_retry_ms) {
-            submit(self, tracked, made, quiet);
+            submit(self, tracked, made, intents, quiet);
         }
         ++it;
     }
-    record(self, std::move(made), quiet);
+    record(self, std::move(made), quiet, std::move(intents));
 }
 
 void on_failed(ExecutorSelf* self, const events::ActionFailed& failed) {
@@ -90,6 +128,12 @@ void on_failed(ExecutorSelf* self, const events::ActionFailed& failed) {
     auto it = st.inflight.find(failed.action_id);
     if (it == st.inflight.end()) return;  // already timed out or cancelled
     TrackedAction& tracked = it->second;
+    if (failed.error_code == actors::not_started_code && !failed.retriable) {
+        // It never ran: nothing to hold its partitions for. The planner
+        // decides again from their current replicas.
+        st.inflight.erase(it);
+        return;
+    }
     if (failed.retriable && tracked.attempt <= st.settings.retries_max) {
         // Backoff doubles per attempt: base, 2 x base, 4 x base, ...
         const int64_t backoff_ms = st.settings.retry_backoff_ms << std::min<uint32_t>(tracked.attempt - 1, 20);
@@ -176,36 +220,30 @@ caf::behavior executor_actor(caf::stateful_actor<ExecutorState>* self, AdminPort
             view->now_ms = self->state.now_ms;
             return view;
         },
-        // After recovery: what the cluster still runs is tracked; what it does
-        // not is submitted again (Kafka completes a reassignment to the
-        // replicas a partition already has at once, so a finished move is
-        // harmless to resubmit; a running one is never submitted twice).
-        [=](control_atom, const std::vector<RunningReassignment>& running) {
+        // After recovery: every action in flight whose retry is not pending
+        // is handed to the port to follow, never submitted again. Its intent
+        // is in the journal; whether the admin call was made before the
+        // restart is the cluster's to say. The port reports what it finds:
+        // running (followed to its outcome), done (completed), or neither
+        // (failed as not started, and the planner decides again from the
+        // partition's current replicas; a stale target is never resubmitted).
+        // Nothing of `tracked` changes: the executor's state stays what the
+        // journal's inputs make it (a recovery from this journal never sees
+        // this step).
+        [=](adopt_atom) {
             auto& st = self->state;
             if (!st.port || !st.leading) return;
-            EventBatch made;
-            for (auto& [id, tracked] : st.inflight) {
-                const events::Action& a = tracked.action;
-                bool is_running = false;
-                for (const RunningReassignment& r : running) {
-                    // A swap runs as two reassignments: either one running is the action running.
-                    is_running |= (r.topic == a.topic && r.partition == a.partition) ||
-                                  (a.kind == events::ActionKind::swap && r.topic == a.swap_topic &&
-                                   r.partition == a.swap_partition);
-                }
-                // The same attempt, resumed: the executor's state must stay what
-                // the journal's inputs make it (a recovery from this journal
-                // never sees this reconcile), so nothing of `tracked` changes.
-                if (is_running) {
-                    st.port->adopt(a, tracked.attempt);
-                } else if (tracked.next_retry_ms < 0) {
-                    st.port->submit(a, tracked.attempt);
-                    made.push_back(made_event(st, events::ActionSubmitted{id, tracked.attempt}));
-                }
+            for (const auto& [id, tracked] : st.inflight) {
+                if (tracked.next_retry_ms < 0) st.port->adopt(tracked.action, tracked.attempt);
             }
-            record(self, std::move(made), false);
         },
-        [=](idle_atom) { return true; },
+        // Idle once every intent made so far is journaled and its admin call made.
+        [=](idle_atom) -> caf::result<bool> {
+            auto& st = self->state;
+            if (st.intents_unconfirmed == 0) return true;
+            st.idle_waiters.push_back(self->make_response_promise());
+            return st.idle_waiters.back();
+        },
     };
 }
 

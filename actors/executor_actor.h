@@ -6,12 +6,20 @@
 /// (decisions, outcomes, ticks, operator commands), so its state as of any
 /// sequence number is the same in a live run and in a replay.
 ///
+/// Each attempt's intent (ActionSubmitted: action and attempt) is journaled
+/// before its admin call, which is made in the journal's answer and only if
+/// the action is still in flight at that attempt: every reassignment the
+/// cluster ever runs has its intent in the journal, and a leader that can no
+/// longer journal can no longer act. After a restart the actions in flight
+/// are adopted (see admin_port.h), never submitted again.
+///
 /// Time is the engine's: timeouts and retry backoffs are checked on Tick
 /// events, never against the wall clock.
 
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <vector>
 
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
@@ -49,6 +57,10 @@ struct ExecutorState {
     int64_t last_batch_ms = -1;
     caf::actor journal;
     std::function<void(const events::Event&)> on_decision;
+    /// Submissions whose intents the journal has not yet confirmed, and who
+    /// asked for idle meanwhile.
+    uint32_t intents_unconfirmed = 0;
+    std::vector<caf::response_promise> idle_waiters;
 };
 
 /// `view` restores a snapshot's state (empty on a fresh start).

@@ -36,6 +36,7 @@ using control_atom = caf::atom_constant<caf::atom("control")>;    // router -> s
 using execute_atom = caf::atom_constant<caf::atom("execute")>;    // router -> executor
 using snapshot_atom = caf::atom_constant<caf::atom("snapshot")>;  // state capture and writes
 using idle_atom = caf::atom_constant<caf::atom("idle")>;          // engine -> router: caught up?
+using adopt_atom = caf::atom_constant<caf::atom("adopt")>;        // engine -> executor: after recovery
 using epoch_atom = caf::atom_constant<caf::atom("epoch")>;        // partition shard -> router: epoch applied
 
 using EventBatch = std::vector<events::Event>;
@@ -190,4 +191,3 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::actors::PartitionBatch)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::actors::ExecutorViewPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::actors::PlanInputPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::actors::DecisionPtr)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<ballast::actors::RunningReassignment>)

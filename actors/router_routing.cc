@@ -310,7 +310,9 @@ bool route(RouterSelf* self, const events::Event& e) {
                 st.action_slots.erase(it);
             } else if constexpr (std::is_same_v<T, events::ActionFailed>) {
                 to_executor(self, e);
-                m.more_to_do |= m.held_last_round;
+                // An action that never started (found so after a restart)
+                // leaves its partitions as they were: decided again at once.
+                m.more_to_do |= m.held_last_round || body.error_code == not_started_code;
                 st.round.outcomes_passed |= st.round.active;
             } else {
                 // ActionsPlanned, ActionSubmitted, ActionTimedOut, ActionCancelled

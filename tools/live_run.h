@@ -3,8 +3,8 @@
 /// `ballast run`: Ballast beside a real Kafka cluster. It waits for the
 /// cluster (a clear error naming the servers, retried with a capped
 /// exponential backoff, never an exit), starts the engine on its journal
-/// (recovering what a crash left; the admin port's running() reconciles the
-/// moves in flight), then the admin port, the metadata poller, the metrics
+/// (recovering what a crash left; the admin port adopts the actions in
+/// flight and finds each running, done or never started), then the admin port, the metadata poller, the metrics
 /// sources and a clock thread that feeds Tick{wall-clock epoch ms} every
 /// ballast.tick.interval.ms. Each decision and outcome is one log line.
 /// SIGTERM or SIGINT: stop feeding, wait until the engine is idle, stop it

@@ -14,9 +14,9 @@ std::string RunLog::describe(uint64_t action_id) {
 
 void RunLog::decision(const events::Event& e) {
     std::lock_guard<std::mutex> lock(_mutex);
-    // During Engine::start decisions are replayed from the journal (made before
-    // the restart) or, last, made by the reconcile of what still runs.
-    const char* recovered = _recovering ? " (during start: replayed or reconciled)" : "";
+    // During Engine::start decisions are replayed from the journal: made
+    // before the restart.
+    const char* recovered = _recovering ? " (during start: replayed)" : "";
     if (const auto* plan = std::get_if<events::ActionsPlanned>(&e.body)) {
         for (const events::Action& a : plan->actions) {
             _actions[a.action_id] = driver::describe_action(a);

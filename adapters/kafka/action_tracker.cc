@@ -57,6 +57,7 @@ TrackStep next_step(TrackedAction& tracked, const wire::ListPartitionReassignmen
         if (part.done) continue;
         if (moving.find(part.topic, part.partition) != nullptr) {
             part.stray_since_ms = -1;  // still running
+            tracked.seen_running = true;
             continue;
         }
         const PartitionState* p = reported.partition(part.topic, part.partition);

@@ -46,6 +46,11 @@ struct TrackedAction {
     TrackPhase phase = TrackPhase::reassigning;
     std::vector<TrackedPart> parts;
     int64_t electing_since_ms = -1;
+    /// Adopted after a restart rather than submitted by this port, and
+    /// whether Kafka has listed it running since: an adopted action never
+    /// seen running and not at its target never started.
+    bool adopted = false;
+    bool seen_running = false;
 };
 
 /// The parts of an action (one partition; two for a swap) and its first phase.

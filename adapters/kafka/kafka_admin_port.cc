@@ -106,7 +106,7 @@ void KafkaAdminPort::adopt(const events::Action& action, uint32_t attempt) {
     _wake.notify_all();
 }
 
-std::vector<actors::RunningReassignment> KafkaAdminPort::running() {
+std::vector<RunningReassignment> KafkaAdminPort::running() {
     std::lock_guard<std::mutex> lock(_running_mutex);
     if (!_running_client) _running_client = std::make_unique<wire::AdminClient>(_options.client);
     RetryBackoff backoff("ListPartitionReassignments (what runs, to reconcile)", 500, 4000);
@@ -119,7 +119,7 @@ std::vector<actors::RunningReassignment> KafkaAdminPort::running() {
         } else if (!listed->error.ok()) {
             problem = listed->error.to_string();
         } else {
-            std::vector<actors::RunningReassignment> out;
+            std::vector<RunningReassignment> out;
             for (const wire::OngoingTopicReassignment& t : listed->topics) {
                 for (const wire::OngoingPartitionReassignment& p : t.partitions) {
                     // The target: the listed set without the replicas leaving.
@@ -137,9 +137,7 @@ std::vector<actors::RunningReassignment> KafkaAdminPort::running() {
             return out;
         }
         if (attempt == _options.running_tries) {
-            spdlog::error("could not learn which reassignments run ({} tries): {}; the executor will submit its "
-                          "in-flight actions again (Kafka restarts a running reassignment to the same target)",
-                          attempt, problem);
+            spdlog::error("could not learn which reassignments run ({} tries): {}", attempt, problem);
             break;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(backoff.failed(problem)));
@@ -188,8 +186,11 @@ void KafkaAdminPort::carry_out(const Request& request) {
     switch (request.kind) {
         case Request::Kind::submit: begin(request.action, request.attempt); break;
         case Request::Kind::adopt:
-            spdlog::info("action {}: running since before the restart; following it", id);
+            spdlog::info("action {}: in flight before the restart; following it until Kafka shows it done, "
+                         "running, or never started",
+                         id);
             _tracked[id] = track(request.action, request.attempt);
+            _tracked[id].adopted = true;
             break;
         case Request::Kind::cancel: {
             auto it = _tracked.find(id);
@@ -324,7 +325,13 @@ void KafkaAdminPort::check_progress() {
                 _tracked.erase(it);
                 break;
             case TrackStep::abandoned:
-                failed(tracked, unknown_server_error, why);
+                if (tracked.adopted && !tracked.seen_running) {
+                    report(events::ActionFailed{id, actors::not_started_code, actors::not_started_name,
+                                                "adopted after a restart, never seen running: " + why, false,
+                                                tracked.attempt});
+                } else {
+                    failed(tracked, unknown_server_error, why);
+                }
                 _tracked.erase(it);
                 break;
         }

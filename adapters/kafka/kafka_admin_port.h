@@ -8,8 +8,11 @@
 ///   no data and completes at once), then ElectLeaders (preferred) once the
 ///   report shows the new order.
 /// - cancel: a reassignment with a null target for each part.
-/// - running(): ListPartitionReassignments, for reconciling at start;
-///   adopt() follows an action found running without submitting it again.
+/// - adopt(): after a restart, follows an action in flight without
+///   submitting it again: running or done, as for a submitted one; neither
+///   running nor at its target for `abandon_after_ms`, failed as not started
+///   (actors::not_started_code).
+/// - running(): ListPartitionReassignments, for status and tests.
 ///
 /// The executor calls from its actor thread, so submit, cancel and adopt
 /// only queue the request and return. A worker thread of the port, with a
@@ -51,6 +54,13 @@
 
 namespace ballast::kafka {
 
+/// A reassignment Kafka is running now.
+struct RunningReassignment {
+    std::string topic;
+    int32_t partition = -1;
+    std::vector<int32_t> target_replicas;
+};
+
 struct KafkaAdminPortOptions {
     wire::ClientOptions client;
     /// How often the actions followed are checked.
@@ -75,7 +85,7 @@ public:
     void submit(const events::Action& action, uint32_t attempt) override;
     void cancel(const events::Action& action) override;
     void adopt(const events::Action& action, uint32_t attempt) override;
-    std::vector<actors::RunningReassignment> running() override;
+    std::vector<RunningReassignment> running();
 
     /// Starts the worker (requests queued before are carried out then).
     /// Precondition: attach().

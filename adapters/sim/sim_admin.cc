@@ -34,6 +34,18 @@ void SimCluster::take_requests() {
             cancel(request.action);
             continue;
         }
+        if (request.kind == Request::Kind::adopt) {
+            // An action the cluster got is running or has had its outcome
+            // reported; one it never got (the engine crashed between its
+            // intent and the admin call) is reported not started, as
+            // Kafka's port does.
+            if (!_received.count(request.action.action_id)) {
+                fail(request.action.action_id, request.attempt, actors::not_started_code, actors::not_started_name,
+                     "adopted after a restart, never submitted", false, _now_ms);
+            }
+            continue;
+        }
+        _received.insert(request.action.action_id);
         _counters.submitted++;
         if (_scenario.faults.admin_delay_ms > 0 && _scenario.faults.active(_now_ms)) {
             schedule(_now_ms + _scenario.faults.admin_delay_ms, [this, request] { begin(request); });
@@ -230,18 +242,6 @@ void SimCluster::cancel(const events::Action& action) {
     }
     _counters.cancelled++;
     _running.erase(it);
-}
-
-void SimCluster::publish_running() {
-    std::vector<actors::RunningReassignment> out;
-    for (const auto& [id, running] : _running) {
-        for (const Running::Part& part : running.parts) {
-            if (part.done) continue;
-            const SimPartition& p = _partitions[part.partition];
-            out.push_back({_topics[p.topic].name, p.partition, part.target});
-        }
-    }
-    _port->publish(std::move(out));
 }
 
 }  // namespace ballast::sim

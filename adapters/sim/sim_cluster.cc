@@ -101,7 +101,6 @@ std::vector<events::Event> SimCluster::start() {
     report_metrics(0);
     _next_report_ms = _scenario.report_interval_ms;
     emit(0, events::Tick{0}, events::Source::clock);
-    publish_running();
     return std::move(_out);
 }
 
@@ -134,7 +133,6 @@ std::vector<events::Event> SimCluster::advance(int64_t to_ms) {
     }
     for (uint64_t id : waiting) try_complete(id);
     emit(to_ms, events::Tick{to_ms}, events::Source::clock);
-    publish_running();
     return std::move(_out);
 }
 

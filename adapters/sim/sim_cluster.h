@@ -37,6 +37,7 @@
 #include <mutex>
 #include <queue>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -149,7 +150,7 @@ private:
     class Port;
     /// What the engine asked through the port, in the order it asked.
     struct Request {
-        enum class Kind : uint8_t { submit, cancel } kind = Kind::submit;
+        enum class Kind : uint8_t { submit, cancel, adopt } kind = Kind::submit;
         events::Action action;
         uint32_t attempt = 0;
     };
@@ -196,7 +197,6 @@ private:
     void fail(uint64_t action_id, uint32_t attempt, int32_t code, const std::string& name,
               const std::string& message, bool retriable, int64_t time_ms);
     void cancel(const events::Action& action);
-    void publish_running();
     int64_t copy_time_ms(const SimPartition& p) const;
     int32_t find_partition(const std::string& topic, int32_t partition) const;
 
@@ -211,6 +211,7 @@ private:
     std::vector<SimPartition> _partitions;
     std::map<std::string, uint32_t> _topic_index;  // live topics by name
     std::map<uint64_t, Running> _running;          // by action id
+    std::set<uint64_t> _received;                  // every action id ever submitted (for adopt)
     std::vector<events::Event> _out;               // being built by advance()
     Counters _counters;
 

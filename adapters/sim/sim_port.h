@@ -2,9 +2,8 @@
 
 /// The simulator's admin port: what the engine's executor calls, from its
 /// actor thread. Requests wait in an inbox until the cluster takes them at
-/// its next `advance()`; the running reassignments are published by the
-/// cluster after each step, so `running()` never touches the cluster's
-/// state from another thread. Private to adapters/sim.
+/// its next `advance()`, so the port never touches the cluster's state from
+/// another thread. Private to adapters/sim.
 
 #include <mutex>
 #include <vector>
@@ -29,9 +28,11 @@ public:
         _inbox.push_back({Request::Kind::cancel, action, 0});
     }
 
-    std::vector<actors::RunningReassignment> running() override {
+    /// Taken at the cluster's next step like a submission (see
+    /// SimCluster::take_requests).
+    void adopt(const events::Action& action, uint32_t attempt) override {
         std::lock_guard<std::mutex> lock(_mutex);
-        return _running;
+        _inbox.push_back({Request::Kind::adopt, action, attempt});
     }
 
     std::vector<Request> take() {
@@ -41,15 +42,9 @@ public:
         return out;
     }
 
-    void publish(std::vector<actors::RunningReassignment> running) {
-        std::lock_guard<std::mutex> lock(_mutex);
-        _running = std::move(running);
-    }
-
 private:
     std::mutex _mutex;
     std::vector<Request> _inbox;
-    std::vector<actors::RunningReassignment> _running;
 };
 
 }  // namespace ballast::sim

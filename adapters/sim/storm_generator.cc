@@ -203,13 +203,6 @@ void StormPort::cancel(const events::Action& action) {
                    _pending.end());
 }
 
-std::vector<actors::RunningReassignment> StormPort::running() {
-    std::lock_guard<std::mutex> lock(_mutex);
-    std::vector<actors::RunningReassignment> out;
-    for (const Pending& p : _pending) out.push_back({p.action.topic, p.action.partition, p.action.replicas_after});
-    return out;
-}
-
 std::vector<events::Event> StormPort::due(int64_t now_ms) {
     std::lock_guard<std::mutex> lock(_mutex);
     std::vector<events::Event> out;

@@ -90,7 +90,9 @@ public:
     void attach(actors::EventSink) override {}
     void submit(const events::Action& action, uint32_t attempt) override;
     void cancel(const events::Action& action) override;
-    std::vector<actors::RunningReassignment> running() override;
+    /// A storm's engine never restarts; an adopted action would complete as
+    /// a submitted one does.
+    void adopt(const events::Action& action, uint32_t attempt) override { submit(action, attempt); }
 
     /// Completions due at `now_ms`, as events, in submission order.
     std::vector<events::Event> due(int64_t now_ms);

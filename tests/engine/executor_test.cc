@@ -1,10 +1,12 @@
 /// The executor through the whole engine: submissions, timeouts, retries of
-/// retriable failures with backoff, operator cancel, and reconciling with
-/// the port after a restart (nothing runs twice).
+/// retriable failures with backoff, operator cancel, each attempt's intent
+/// journaled before its admin call, and adopting what was in flight after a
+/// restart (nothing runs twice, nothing stale is resubmitted).
 
 #include <gtest/gtest.h>
 
 #include "actors/engine.h"
+#include "store/journal.h"
 #include "tests/support/cluster_events.h"
 #include "tests/support/fake_port.h"
 #include "tests/support/temp_dir.h"
@@ -32,8 +34,9 @@ events::Config config_with(std::vector<std::string> extra = {}) {
 }
 
 std::unique_ptr<Engine> start(const std::string& journal, AdminPort* port, DecisionLog& log,
-                              events::Config config = config_with()) {
+                              events::Config config = config_with(), size_t threads = 2) {
     EngineOptions options;
+    options.threads = threads;
     options.config = std::move(config);
     options.journal_path = journal;
     options.port = port;
@@ -204,7 +207,95 @@ TEST(Executor, AnOperatorCancelsAnAction) {
     EXPECT_EQ(port.cancelled()[0].action_id, id);
 }
 
-TEST(Executor, NothingRunsTwiceAfterARestart) {
+/// A port that, at each admin call, opens the journal the way a recovery
+/// would and looks for the call's intent: an ActionSubmitted of that action
+/// and attempt. The order itself is what is checked, at the moment of the call.
+class IntentCheckingPort : public FakePort {
+public:
+    explicit IntentCheckingPort(std::string journal) : _journal(std::move(journal)) {}
+    void submit(const events::Action& action, uint32_t attempt) override {
+        store::JournalOptions read_only;
+        read_only.read_only = true;
+        auto journal = store::Journal::open(_journal, read_only);
+        bool journaled = false;
+        if (journal.ok()) {
+            auto all = (*journal)->read((*journal)->first_seq(), (*journal)->last_seq());
+            for (const Event& e : all.ok() ? *all : std::vector<Event>{}) {
+                journaled |= e.body == events::Body{events::ActionSubmitted{action.action_id, attempt}};
+            }
+        }
+        std::lock_guard<std::mutex> lock(_mutex);
+        (journaled ? _in_journal : _not_in_journal)++;
+        FakePort::submit(action, attempt);
+    }
+    int in_journal() const {
+        std::lock_guard<std::mutex> lock(_mutex);
+        return _in_journal;
+    }
+    int not_in_journal() const {
+        std::lock_guard<std::mutex> lock(_mutex);
+        return _not_in_journal;
+    }
+
+private:
+    std::string _journal;
+    mutable std::mutex _mutex;
+    int _in_journal = 0;
+    int _not_in_journal = 0;
+};
+
+// The intent of each attempt (action and attempt number) is in the journal,
+// synced, before the admin call: a crash between the two leaves an intent
+// that recovery follows up, never a reassignment the journal does not know.
+TEST(Executor, TheIntentIsJournaledBeforeTheAdminCall) {
+    TempDir dir;
+    IntentCheckingPort port(dir / "j");
+    DecisionLog log;
+    auto engine = start(dir / "j", &port, log, config_with({"ballast.journal.sync=true"}));
+    feed(*engine, dead_broker());
+    ASSERT_EQ(port.submitted().size(), 2u);
+    // Retries too: each attempt's intent before its call.
+    const uint64_t id = port.submitted()[0].action.action_id;
+    feed(*engine, {at(11'500, events::ActionFailed{id, 13, "NETWORK_EXCEPTION", "injected", true, 1},
+                      events::Source::kafka_admin),
+                   tick(14'000)});
+    ASSERT_EQ(port.submitted().size(), 3u);
+    EXPECT_EQ(port.submitted()[2].attempt, 2u);
+    EXPECT_EQ(port.in_journal(), 3);
+    EXPECT_EQ(port.not_in_journal(), 0);
+}
+
+// An action cancelled while its intent is on its way to the journal is
+// never handed to the port. The actors run on the test's thread, one message
+// at a time in the order sent, so the cancel reaches the executor before the
+// journal's answer does.
+TEST(Executor, AnActionCancelledBeforeItsIntentIsJournaledIsNotSubmitted) {
+    TempDir dir;
+    FakePort port;
+    DecisionLog log;
+    auto engine = start(dir / "j", &port, log, config_with({"ballast.planner.decision.delay.ms=3000"}), 0);
+    feed(*engine, dead_broker());
+    const auto actions = log.plans().back().actions;
+    ASSERT_EQ(actions.size(), 2u);
+    // The decision is handed over and the cancel arrives in one feed: the
+    // executor applies both before the journal answers its intents.
+    feed(*engine, {tick(14'000), at(14'000,
+                                    events::OperatorCommand{events::CommandKind::cancel_actions,
+                                                            {},
+                                                            {},
+                                                            {actions[0].action_id},
+                                                            "test"},
+                                    events::Source::operator_)});
+    ASSERT_EQ(port.submitted().size(), 1u);
+    EXPECT_EQ(port.submitted()[0].action.action_id, actions[1].action_id);
+    EXPECT_EQ(decisions_of<events::ActionSubmitted>(log).size(), 2u) << "both intents were made";
+}
+
+// After a restart every action in flight is adopted, none submitted again:
+// the port finds out whether it runs, finished, or never started. One that
+// never started is decided again from the partition's current replicas,
+// without a hold.
+TEST(Executor, AfterARestartActionsInFlightAreAdoptedAndOneNeverStartedIsDecidedAgain) {
     TempDir dir;
     DecisionLog log;
     std::vector<events::Action> actions;
@@ -215,26 +306,47 @@ TEST(Executor, NothingRunsTwiceAfterARestart) {
         actions = log.plans().back().actions;
         ASSERT_EQ(actions.size(), 2u);
     }
-    // After the restart the cluster still runs the first move; the second
-    // never started (or finished unseen).
     FakePort port;
-    port.set_running({{actions[0].topic, actions[0].partition, actions[0].replicas_after}});
     DecisionLog after;
     auto engine = start(dir / "j", &port, after);
     ASSERT_TRUE(engine->wait_idle().ok());
-    const auto submitted = port.submitted();
-    ASSERT_EQ(submitted.size(), 1u);
-    EXPECT_EQ(submitted[0].action.action_id, actions[1].action_id);
-    // The same attempt, resumed: what the executor tracks stays what the
-    // journal's inputs make it, so a later recovery decides the same.
-    EXPECT_EQ(submitted[0].attempt, 1u);
-    // The running one is handed to the port to follow, not submitted.
+    EXPECT_TRUE(port.submitted().empty());
     const auto adopted = port.adopted();
-    ASSERT_EQ(adopted.size(), 1u);
-    EXPECT_EQ(adopted[0].action.action_id, actions[0].action_id);
-    EXPECT_EQ(adopted[0].attempt, 1u);
-    // And recovery decided nothing new: the same round, not a second one.
+    ASSERT_EQ(adopted.size(), 2u);
+    for (size_t i = 0; i < 2; i++) {
+        EXPECT_EQ(adopted[i].action.action_id, actions[i].action_id);
+        // The same attempt, resumed: what the executor tracks stays what the
+        // journal's inputs make it, so a later recovery decides the same.
+        EXPECT_EQ(adopted[i].attempt, 1u);
+    }
+    // Recovery decided nothing new: the same round, not a second one.
     for (const auto& p : after.plans()) EXPECT_LE(p.round, log.plans().back().round);
+
+    // The port reports the first done (its new replicas first, as metadata
+    // shows them) and the second never started.
+    const events::Action& done = actions[0];
+    feed(*engine, {at(11'500,
+                      events::PartitionChanged{done.topic, done.partition, done.replicas_after,
+                                               done.replicas_after[0], done.replicas_after, 1},
+                      events::Source::kafka_metadata),
+                   at(11'500, events::ActionCompleted{done.action_id}, events::Source::kafka_admin),
+                   at(11'500,
+                      events::ActionFailed{actions[1].action_id, not_started_code, not_started_name,
+                                           "never submitted", false, 1},
+                      events::Source::kafka_admin)});
+    feed(*engine, {tick(12'000), tick(13'000)});
+    std::vector<events::Action> again;
+    for (const auto& p : after.plans()) {
+        if (p.round <= log.plans().back().round) continue;  // recovered, not decided now
+        for (const events::Action& a : p.actions) {
+            if (a.topic == actions[1].topic && a.partition == actions[1].partition) again.push_back(a);
+        }
+    }
+    ASSERT_EQ(again.size(), 1u) << "decided again in the next round, not held";
+    EXPECT_GT(again[0].action_id, actions[1].action_id);
+    EXPECT_EQ(again[0].replicas_before, actions[1].replicas_before) << "from the replicas it has now";
+    ASSERT_EQ(port.submitted().size(), 1u);
+    EXPECT_EQ(port.submitted()[0].action.action_id, again[0].action_id);
 }
 
 }  // namespace

@@ -195,7 +195,7 @@ TEST(SimCluster, ApacheMovesCopyAtTheThrottleAndNeedALiveReplica) {
     stuck.port().submit(move(2, 2, {3}, {1}), 1);
     events = run_to(stuck, 120'000);
     EXPECT_TRUE(of_type<events::ActionCompleted>(events).empty());
-    EXPECT_EQ(stuck.port().running().size(), 1u) << "still pending, as Kafka keeps it";
+    EXPECT_EQ(stuck.moves_in_flight(), 1u) << "still pending, as Kafka keeps it";
 }
 
 TEST(SimCluster, RefusesASecondMoveOfAPartitionAndCancelKeepsTheOriginalReplicas) {
@@ -215,12 +215,42 @@ TEST(SimCluster, RefusesASecondMoveOfAPartitionAndCancelKeepsTheOriginalReplicas
     EXPECT_EQ(f.action_id, 2u);
     EXPECT_EQ(f.error_name, "REASSIGNMENT_IN_PROGRESS");
     EXPECT_FALSE(f.retriable);
-    ASSERT_EQ(cluster.port().running().size(), 1u);
+    ASSERT_EQ(cluster.moves_in_flight(), 1u);
     cluster.port().cancel(move(1, 0, {from}, {to}));
     events = run_to(cluster, 200'000);
     EXPECT_TRUE(of_type<events::ActionCompleted>(events).empty());
-    EXPECT_TRUE(cluster.port().running().empty());
+    EXPECT_TRUE((cluster.moves_in_flight() == 0));
     EXPECT_EQ(partition(cluster, 0).replicas, std::vector<int32_t>{from});
+}
+
+// After an engine's restart the executor adopts what it had in flight: the
+// simulated cluster follows a move it got, and reports one it never got as
+// not started (as Kafka's port does), never starting it.
+TEST(SimCluster, AnAdoptedMoveItNeverGotIsReportedNotStarted) {
+    Scenario s = three_brokers(Flavor::apache, 1);
+    s.apache_throttle_bytes_per_s = 2 * mib;
+    SimCluster cluster(s);
+    cluster.start();
+    const int32_t from = partition(cluster, 0).replicas[0];
+    const int32_t to = from % 3 + 1;
+    const int32_t other_from = partition(cluster, 1).replicas[0];
+    cluster.port().submit(move(1, 0, {from}, {to}), 1);
+    run_to(cluster, 2'000);
+    cluster.port().adopt(move(1, 0, {from}, {to}), 1);
+    cluster.port().adopt(move(2, 1, {other_from}, {other_from % 3 + 1}), 1);
+    std::vector<events::Event> events = run_to(cluster, 4'000);
+    const auto failed = of_type<events::ActionFailed>(events);
+    ASSERT_EQ(failed.size(), 1u);
+    const auto& f = std::get<events::ActionFailed>(failed[0].body);
+    EXPECT_EQ(f.action_id, 2u);
+    EXPECT_EQ(f.error_code, actors::not_started_code);
+    EXPECT_FALSE(f.retriable);
+    EXPECT_EQ(partition(cluster, 1).replicas, std::vector<int32_t>{other_from}) << "never started";
+    ASSERT_EQ(cluster.moves_in_flight(), 1u) << "the move it got still runs";
+    events = run_to(cluster, 200'000);
+    const auto done = of_type<events::ActionCompleted>(events);
+    ASSERT_EQ(done.size(), 1u);
+    EXPECT_EQ(std::get<events::ActionCompleted>(done[0].body).action_id, 1u);
 }
 
 TEST(SimCluster, ALeaderChangeElectsThePreferredReplicaIfItIsInSync) {
@@ -263,7 +293,7 @@ TEST(SimCluster, InjectedFaultsFailStickAndDropReports) {
     stuck.port().submit(move(1, 0, {partition(stuck, 0).replicas[0]}, {partition(stuck, 1).replicas[0]}), 1);
     events = run_to(stuck, 60'000);
     EXPECT_TRUE(of_type<events::ActionCompleted>(events).empty());
-    EXPECT_EQ(stuck.port().running().size(), 1u);
+    EXPECT_EQ(stuck.moves_in_flight(), 1u);
 
     s.faults = {};
     s.faults.metrics_loss_ratio = 1;

@@ -27,10 +27,6 @@ public:
         std::lock_guard<std::mutex> lock(_mutex);
         _adopted.push_back({action, attempt});
     }
-    std::vector<actors::RunningReassignment> running() override {
-        std::lock_guard<std::mutex> lock(_mutex);
-        return _running;
-    }
 
     struct Submitted {
         events::Action action;
@@ -48,17 +44,12 @@ public:
         std::lock_guard<std::mutex> lock(_mutex);
         return _cancelled;
     }
-    void set_running(std::vector<actors::RunningReassignment> running) {
-        std::lock_guard<std::mutex> lock(_mutex);
-        _running = std::move(running);
-    }
 
 private:
     mutable std::mutex _mutex;
     std::vector<Submitted> _submitted;
     std::vector<Submitted> _adopted;
     std::vector<events::Action> _cancelled;
-    std::vector<actors::RunningReassignment> _running;
 };
 
 /// Collects decisions from the engine's threads.

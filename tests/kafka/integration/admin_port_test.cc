@@ -2,7 +2,8 @@
 // one stream (as `ballast run` wires them): moves, swaps and leader changes
 // complete, and the stream holds the new replicas before the completion;
 // refusals come back as Kafka's errors; a throttled move is listed by
-// running(), followed to its end by a port that adopted it, and cancelled.
+// running(), followed to its end by a port that adopted it, and cancelled;
+// an adopted action found done, and one found never started.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -69,12 +70,14 @@ protected:
         for (int32_t broker : {1, 2, 3}) (void)_rdkafka->set_broker_configs(broker, {});
     }
 
-    std::unique_ptr<KafkaAdminPort> port() {
+    /// A port whose outcomes go to `sink` (the test's collector if none).
+    std::unique_ptr<KafkaAdminPort> port(actors::EventSink sink = {}, int64_t abandon_after_ms = 30'000) {
         KafkaAdminPortOptions o;
         o.client = _client;
         o.poll_interval_ms = 300;
+        o.abandon_after_ms = abandon_after_ms;
         auto p = std::make_unique<KafkaAdminPort>(o, _clock, &_view);
-        p->attach(_events.sink());
+        p->attach(sink ? std::move(sink) : _events.sink());
         p->start();
         return p;
     }
@@ -128,7 +131,8 @@ TEST_F(AdminPortOnKafka, AMoveCompletesAfterTheStreamShowsItsNewReplicas) {
     ASSERT_GE(moved, 0);
     EXPECT_LT(moved, completed);
     EXPECT_EQ(_rdkafka->partition(topic, 0)->replicas, std::vector<int32_t>{3}) << "librdkafka agrees";
-    EXPECT_EQ(p->following(), 0u);
+    // Counted after each pass of the port's worker, which reported the outcome first.
+    EXPECT_TRUE(testing::eventually([&] { return p->following() == 0; }, settle_timeout_ms));
     EXPECT_TRUE(_rdkafka->delete_topic(topic).ok());
 }
 
@@ -223,9 +227,9 @@ TEST_F(AdminPortOnKafka, AThrottledMoveIsListedAdoptedAndAnotherCancelled) {
         first->stop();  // a crash: Kafka keeps moving
     }
     auto second = port();
-    const std::vector<actors::RunningReassignment> running = second->running();
+    const std::vector<kafka::RunningReassignment> running = second->running();
     ASSERT_EQ(running.size(), 2u);
-    for (const actors::RunningReassignment& r : running) {
+    for (const kafka::RunningReassignment& r : running) {
         EXPECT_EQ(r.topic, topic);
         EXPECT_EQ(r.target_replicas, std::vector<int32_t>{r.partition == 0 ? 2 : 3}) << "the target, not the union";
     }
@@ -243,6 +247,39 @@ TEST_F(AdminPortOnKafka, AThrottledMoveIsListedAdoptedAndAnotherCancelled) {
     EXPECT_NE(outcome<events::ActionCompleted>(all, 41), nullptr);
     EXPECT_FALSE(has_outcome(all, 42)) << "a cancel reports nothing: the executor already recorded it";
     EXPECT_EQ(_rdkafka->partition(topic, 0)->replicas, std::vector<int32_t>{2});
+    EXPECT_TRUE(_rdkafka->delete_topic(topic).ok());
+}
+
+// After a restart the executor adopts every action in flight. One the
+// crashed instance submitted and Kafka finished meanwhile is reported
+// completed; one whose intent was journaled but never reached Kafka (the
+// crash came first) is reported not started, and Kafka never runs it.
+TEST_F(AdminPortOnKafka, AnAdoptedActionIsFoundDoneOrNeverStarted) {
+    const std::string topic = topic_name("port-adopt");
+    ASSERT_TRUE(_rdkafka->create_topic(topic, {{1}, {2}}).ok());
+    wait_reported(topic);
+    const events::Action finished = action(51, events::ActionKind::move, topic, 0, {1}, {3});
+    const events::Action never_sent = action(52, events::ActionKind::move, topic, 1, {2}, {3});
+    {
+        auto crashed = port([](std::vector<events::Event>) {});  // its outcomes die with it
+        crashed->submit(finished, 1);
+        ASSERT_TRUE(testing::eventually(
+            [&] { return _rdkafka->partition(topic, 0)->replicas == std::vector<int32_t>{3}; }, settle_timeout_ms));
+    }
+    auto restarted = port({}, 3'000);
+    restarted->adopt(finished, 1);
+    restarted->adopt(never_sent, 1);
+    ASSERT_TRUE(wait_outcome(51));
+    ASSERT_TRUE(wait_outcome(52));
+    const std::vector<events::Event> all = _events.events();
+    EXPECT_NE(outcome<events::ActionCompleted>(all, 51), nullptr);
+    const auto* failed = outcome<events::ActionFailed>(all, 52);
+    ASSERT_NE(failed, nullptr);
+    EXPECT_EQ(failed->error_code, actors::not_started_code) << failed->message;
+    EXPECT_FALSE(failed->retriable);
+    EXPECT_EQ(failed->attempt, 1u);
+    EXPECT_EQ(_rdkafka->partition(topic, 1)->replicas, std::vector<int32_t>{2}) << "never started";
+    EXPECT_TRUE(testing::eventually([&] { return restarted->following() == 0; }, settle_timeout_ms));
     EXPECT_TRUE(_rdkafka->delete_topic(topic).ok());
 }
 

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <map>
 
+#include "actors/admin_port.h"
 #include "adapters/kafka/wire/admin_client.h"
 #include "tests/kafka/integration/kafka_cluster.h"
 #include "tests/kafka/integration/run_support.h"
@@ -34,6 +35,7 @@ struct JournaledAction {
     int64_t completed_ms = -1;
     std::vector<uint32_t> attempts;  // of its ActionSubmitted events, in order
     bool failed_for_good = false;
+    bool not_started = false;  // adopted after a restart and found never started
 };
 
 struct Journal {
@@ -59,6 +61,8 @@ Journal read_journal(const std::string& path) {
             j.actions[e.at("action_id")].attempts.push_back(e.at("attempt"));
         } else if (type == "action_completed") {
             j.actions[e.at("action_id")].completed_ms = e.at("time_ms");
+        } else if (type == "action_failed" && e.at("error_code") == actors::not_started_code) {
+            j.actions[e.at("action_id")].not_started = true;
         } else if (type == "action_failed" && !e.at("retriable").get<bool>()) {
             j.actions[e.at("action_id")].failed_for_good = true;
         } else if (type == "config_changed") {
@@ -350,8 +354,9 @@ TEST_F(RunOnKafka, ABrokerDiesAndReturnsAndNothingAcknowledgedIsLost) {
 }
 
 // Killed with SIGKILL in the middle of a batch of moves held
-// back by a replication throttle, restarted on the same journal: it follows
-// the moves still running without submitting them again, and finishes the plan.
+// back by a replication throttle, restarted on the same journal: it adopts
+// every move in flight without submitting any again, follows those Kafka
+// runs, decides again those that never reached Kafka, and finishes the plan.
 TEST_F(RunOnKafka, ACrashMidBatchReconcilesAndSubmitsNothingTwice) {
     const std::string topic = topic_name("crash");
     // Six partitions of 3 MB on broker 1; moving them copies through 10 KB/s
@@ -385,74 +390,66 @@ TEST_F(RunOnKafka, ACrashMidBatchReconcilesAndSubmitsNothingTwice) {
     ASSERT_GE(running_at_kill.size(), 2u) << "the throttle holds them";
 
     BallastProcess& second = start_ballast(settings);
-    // It follows what runs (one line per action) and Kafka still runs the
-    // same moves, none restarted or cancelled; then the throttle goes.
-    ASSERT_TRUE(second.wait_for_log("running since before the restart; following it", 60'000, running_at_kill.size()))
-        << second.log();
+    // Every action in flight at the kill is adopted (one line each), at
+    // least those Kafka runs, and none is submitted again: the kill can land
+    // between journaling an intent and Kafka taking it, and such a move is
+    // found not started and decided again under a new id.
+    const std::string adopted_mark = ": in flight before the restart";
+    ASSERT_TRUE(second.wait_for_log(adopted_mark, 60'000, running_at_kill.size())) << second.log();
+    const std::string move = "MOVE " + topic + "-";
+    auto partition_in = [&](const std::string& line) {
+        const size_t m = line.find(move);
+        return m == std::string::npos ? -1 : std::stoi(line.substr(m + move.size()));
+    };
+    auto lines_with = [](const std::string& text, const std::string& mark, size_t from) {
+        std::vector<std::string> lines;
+        for (size_t at = text.find(mark, from); at != std::string::npos; at = text.find(mark, at + 1)) {
+            const size_t start = text.rfind('\n', at) + 1;
+            lines.push_back(text.substr(start, text.find('\n', at) - start));
+        }
+        return lines;
+    };
+    // "action N: in flight before the restart; ..." -> N
+    std::vector<std::string> adopted;
+    for (const std::string& line : lines_with(second.log(), adopted_mark, 0)) {
+        const size_t from = line.find("action ") + 7;
+        adopted.push_back(line.substr(from, line.find(':', from) - from));
+    }
     {
-        // The kill can land between journaling a submission and Kafka taking
-        // it: such a move is submitted again after "recovered ..." (before
-        // it the journal is replayed, quietly), or, if its request reached
-        // Kafka after we looked, followed. Either way it runs once.
         const std::string log = second.log();
         const size_t recovered_at = log.find("info  recovered ");
         ASSERT_NE(recovered_at, std::string::npos) << log;
-        const std::string move = "MOVE " + topic + "-";
-        auto partition_in = [&](const std::string& line) {
-            const size_t m = line.find(move);
-            return m == std::string::npos ? -1 : std::stoi(line.substr(m + move.size()));
-        };
-        auto lines_with = [](const std::string& text, const std::string& mark, size_t from) {
-            std::vector<std::string> lines;
-            for (size_t at = text.find(mark, from); at != std::string::npos; at = text.find(mark, at + 1)) {
-                const size_t start = text.rfind('\n', at) + 1;
-                lines.push_back(text.substr(start, text.find('\n', at) - start));
-            }
-            return lines;
-        };
-        std::set<int32_t> expected = running_at_kill;
-        for (const std::string& line : lines_with(log, "submitted action ", recovered_at)) {
-            if (partition_in(line) >= 0) expected.insert(partition_in(line));
-        }
-        for (const std::string& line : lines_with(log, ": running since before the restart", 0)) {
-            const std::string id = line.substr(line.find("action ") + 7, line.find(':', line.find("action ")) -
-                                                                         line.find("action ") - 7);
+        std::set<int32_t> adopted_partitions;
+        for (const std::string& id : adopted) {
             for (const std::string& planned : lines_with(log, "planned action " + id + ": ", 0)) {
-                if (partition_in(planned) >= 0) expected.insert(partition_in(planned));
+                if (partition_in(planned) >= 0) adopted_partitions.insert(partition_in(planned));
             }
+            EXPECT_TRUE(lines_with(log, "submitted action " + id + " ", recovered_at).empty())
+                << "action " << id << " was adopted, then submitted again";
         }
-        // Nothing else runs; and each of them still runs or has completed
-        // (a move resubmitted at the restart can finish before we look; its
-        // completion reaches the log at the next poll).
+        for (const int32_t p : running_at_kill) {
+            EXPECT_TRUE(adopted_partitions.count(p)) << "partition " << p << " ran at the kill and was not adopted";
+        }
+        // Every reassignment Kafka runs is an adopted action's or one
+        // submitted since the restart: each has its intent in the journal.
+        std::set<int32_t> known = adopted_partitions;
+        for (const std::string& line : lines_with(log, "submitted action ", recovered_at)) {
+            if (partition_in(line) >= 0) known.insert(partition_in(line));
+        }
         for (const int32_t p : reassigning(topic)) {
-            EXPECT_TRUE(expected.count(p)) << "partition " << p << " runs, not followed or resubmitted";
-        }
-        auto completed_in_log = [&](int32_t p) {
-            for (const std::string& line : lines_with(second.log(), "completed action ", 0)) {
-                if (partition_in(line) == p) return true;
-            }
-            return false;
-        };
-        for (const int32_t p : expected) {
-            EXPECT_TRUE(testing::eventually([&] { return reassigning(topic).count(p) || completed_in_log(p); }, 30'000))
-                << "partition " << p << ": neither running in Kafka nor completed in the log";
+            EXPECT_TRUE(known.count(p)) << "partition " << p << " runs, neither adopted nor submitted";
         }
     }
     for (int32_t b : {1, 2, 3}) ASSERT_TRUE(_rdkafka->set_broker_configs(b, {}).ok());
-    // The ids it follows, each of which must complete in its log.
-    std::vector<std::string> followed;
-    {
-        const std::string log = second.log();
-        const std::string mark = ": running since before the restart";
-        for (size_t at = log.find(mark); at != std::string::npos; at = log.find(mark, at + 1)) {
-            const size_t start = log.rfind("action ", at) + 7;
-            followed.push_back("completed action " + log.substr(start, at - start) + ":");
-        }
+    // Each adopted action ends in its log: completed, or (never started) failed as such.
+    std::vector<std::pair<std::string, std::string>> followed;
+    for (const std::string& id : adopted) {
+        followed.push_back({"completed action " + id + ":", "action " + id + " failed (attempt "});
     }
     auto finished = [&] {
         const std::string log = second.log();
-        for (const std::string& line : followed) {
-            if (log.find(line) == std::string::npos) return false;
+        for (const auto& [completed, failed] : followed) {
+            if (log.find(completed) == std::string::npos && log.find(failed) == std::string::npos) return false;
         }
         const auto counts = replicas_per_broker(topic, 6);
         return std::all_of(counts.begin(), counts.end(), [](const auto& c) { return c.second >= 1 && c.second <= 3; }) &&
@@ -461,8 +458,10 @@ TEST_F(RunOnKafka, ACrashMidBatchReconcilesAndSubmitsNothingTwice) {
     if (!testing::eventually(finished, 180'000)) {
         std::string state;
         const std::string log = second.log();
-        for (const std::string& line : followed) {
-            if (log.find(line) == std::string::npos) state += " missing '" + line + "';";
+        for (const auto& [completed, failed] : followed) {
+            if (log.find(completed) == std::string::npos && log.find(failed) == std::string::npos) {
+                state += " missing '" + completed + "';";
+            }
         }
         for (const auto& [broker, count] : replicas_per_broker(topic, 6)) {
             state += " broker " + std::to_string(broker) + ": " + std::to_string(count) + ";";
