@@ -140,7 +140,8 @@ std::vector<KeySpec> make_config_keys() {
                    "Directory of the event journal and its snapshots."),
         boolean_key("ballast.journal.sync", "true",
                     "fsync each group commit; false leaves flushing to the OS (a process crash "
-                    "loses nothing, a machine crash may lose the last writes)."),
+                    "loses nothing; a machine crash loses what the OS had not yet written back, "
+                    "at worst every append since the journal's last memtable flush)."),
         int_key(int64, "ballast.journal.retention.ms", "604800000", 0, two_pow_62,
                 "Events older than this AND covered by the newest snapshot may be deleted."),
         int_key(int64, "ballast.snapshot.interval.events", "100000", 1, two_pow_62,

@@ -28,6 +28,7 @@ rocksdb::Options db_options(const JournalOptions& options) {
     rocksdb::Options o;
     o.create_if_missing = options.create_if_missing;
     o.create_missing_column_families = true;
+    if (options.env) o.env = options.env;
     // A torn write at the end of the WAL (a crash mid-append) is dropped and
     // everything before it kept. Appends are atomic WriteBatches, so this
     // drops whole unacknowledged batches, never part of one.

@@ -40,6 +40,7 @@
 
 namespace rocksdb {
 class DB;
+class Env;
 class ColumnFamilyHandle;
 class SstFileWriter;
 }  // namespace rocksdb
@@ -66,7 +67,10 @@ enum class BackgroundPriority : uint8_t {
 struct JournalOptions {
     /// true: an append returns after its WriteBatch is fsynced (the
     /// `ballast.journal.sync` setting). false: after the OS has the bytes; a
-    /// process crash loses nothing, a machine crash may lose the last appends.
+    /// process crash loses nothing; a machine crash loses what the OS had not
+    /// yet written back: at worst every append since the last memtable flush
+    /// (only a flush syncs; tests/crash/journal_power_cut_test.cc), never a
+    /// part of a batch and never an older append than a lost one.
     bool sync = true;
     /// Create the directory and database when missing.
     bool create_if_missing = true;
@@ -87,6 +91,9 @@ struct JournalOptions {
     /// SCHED_IDLE: p99 arrival-to-applied 2.7-28.7 ms at normal priority,
     /// 1.6-2.1 ms at SCHED_IDLE; bench/README.md).
     BackgroundPriority background_priority = BackgroundPriority::normal;
+    /// The file system under the journal; null: the OS's. Crash tests give
+    /// a PowerCutFileSystem's (power_cut_fs.h). Must outlive the journal.
+    rocksdb::Env* env = nullptr;
 };
 
 struct Snapshot {
