@@ -76,6 +76,7 @@ events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
     if (!o.journal_path.empty()) {
         store::JournalOptions journal_options;
         journal_options.sync = o.config.get_bool("ballast.journal.sync");
+        journal_options.env = o.journal_env;
         // RocksDB's flushes and compactions are background work too, but
         // only SCHED_IDLE is passed on: `low` keeps what it always meant.
         if (o.background_priority == store::BackgroundPriority::idle) {
@@ -155,12 +156,12 @@ events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
     // stepping scheduler's queue is the caller's alone.
     const HelperThreads helpers{!on_caller_thread, o.background_priority};
     e._journal_actor = std::make_unique<caf::actor>(
-        sys.spawn(journal_actor, e._journal.get(), caf::actor(), on_fatal, helpers));
+        sys.spawn(journal_actor, e._journal.get(), caf::actor(), on_fatal, helpers, &e._in_flight));
     const uint64_t quiet_until = e._recovered_seq;
     e._executor = std::make_unique<caf::actor>(
         sys.spawn(executor_actor, o.port, *e._journal_actor,
                   snapshot ? snapshot->executor : ExecutorView{}, settings.executor,
-                  o.port ? quiet_until : UINT64_MAX, on_decision));
+                  o.port ? quiet_until : UINT64_MAX, on_decision, &e._in_flight));
     // Its own thread (see scheduler_actor.h), unless everything runs on the
     // caller's: a round's planning at 1M partitions would otherwise hold one
     // of the two CAF workers the stream needs for ~100 ms.
@@ -179,6 +180,7 @@ events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
     setup.scheduler = *e._scheduler;
     setup.executor = *e._executor;
     setup.progress = &e._progress;
+    setup.in_flight = &e._in_flight;
     setup.config = config;
     setup.overrides = o.overrides;
     setup.restore = shared_snapshot;
@@ -192,11 +194,7 @@ events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
     // stop (an exception in a handler, a failed request, a kill) stops the
     // engine, naming the actor and the cause. Every later call reports it,
     // so a feeder waiting on the backlog or on idle never waits forever.
-    const std::pair<caf::actor*, const char*> watched[] = {{e._journal_actor.get(), "journal"},
-                                                           {e._router.get(), "router"},
-                                                           {e._scheduler.get(), "scheduler"},
-                                                           {e._executor.get(), "executor"}};
-    for (const auto& [actor, name] : watched) {
+    for (const auto& [actor, name] : e.named_actors()) {
         (*actor)->attach_functor([raw, sys = &sys, name = std::string(name)](const caf::error& reason) {
             // Ends during stop() are the engine's own (an actor whose request
             // met one already stopped ends too), and the system is going.
@@ -250,24 +248,79 @@ events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
 
 Engine::~Engine() { stop(); }
 
+std::array<std::pair<caf::actor*, const char*>, 4> Engine::named_actors() {
+    return {{{_journal_actor.get(), "journal"},
+             {_router.get(), "router"},
+             {_scheduler.get(), "scheduler"},
+             {_executor.get(), "executor"}}};
+}
+
 void Engine::stop() {
     if (!_system) return;
     _stopping.store(true);
-    for (auto* actor : {_journal_actor.get(), _router.get(), _scheduler.get(), _executor.get()}) {
+    for (const auto& [actor, name] : named_actors()) {
         if (actor) caf::anon_send_exit(*actor, caf::exit_reason::user_shutdown);
     }
     _journal_actor.reset();
     _router.reset();
     _scheduler.reset();
     _executor.reset();
+    _crash_budget.reset();
+    _crashed = false;
     run_actors();     // on the caller's thread: the exits are messages too
     _system.reset();  // waits for every actor to finish
     _caller_thread = nullptr;
     _caf_config.reset();
 }
 
+void Engine::crash_after_messages(uint64_t messages) {
+    assert(_caller_thread != nullptr);  // with CAF's threads there is no "next message"
+    _crash_budget = messages;
+    _messages_run = 0;
+}
+
+CrashPoint Engine::abandon() {
+    CrashPoint point;
+    point.inputs_unjournaled = _in_flight.inputs_unjournaled.load();
+    point.mid_append = point.inputs_unjournaled > 0;
+    point.mid_round = _in_flight.round_open.load() > 0;
+    point.mid_snapshot = _in_flight.snapshot_open.load() > 0;
+    point.between_intent_and_submit = _in_flight.intents_unsubmitted.load() > 0;
+    point.between_submit_and_outcome = _in_flight.actions_in_flight.load() > 0;
+    point.messages = _messages_run;
+    if (!_system) return point;
+    _stopping.store(true);
+    // Exits at high priority, so each actor takes its kill before anything
+    // waiting in its mailbox, and ends without running it. Linked actors
+    // (shards, brokers, the snapshot writer) end with their parent.
+    for (const auto& [actor, name] : named_actors()) {
+        if (actor && *actor) {
+            (*actor)->enqueue(nullptr, caf::make_message_id(caf::message_priority::high),
+                              caf::make_message(caf::exit_msg{(*actor)->address(), caf::exit_reason::kill}), nullptr);
+        }
+    }
+    _journal_actor.reset();
+    _router.reset();
+    _scheduler.reset();
+    _executor.reset();
+    if (_caller_thread) _caller_thread->run();  // only the exits run
+    _system.reset();
+    _caller_thread = nullptr;
+    _caf_config.reset();
+    _journal.reset();  // closed as it is: RocksDB writes nothing an append did not
+    return point;
+}
+
 void Engine::run_actors() {
-    if (_caller_thread) _caller_thread->run();
+    if (!_caller_thread || _crashed) return;
+    if (!_crash_budget) {
+        _caller_thread->run();
+        return;
+    }
+    const size_t ran = _caller_thread->run(*_crash_budget);
+    *_crash_budget -= ran;
+    _messages_run += ran;
+    if (*_crash_budget == 0 && _caller_thread->has_job()) _crashed = true;
 }
 
 void Engine::fail(const std::string& failure, bool consequence) {
@@ -281,17 +334,17 @@ void Engine::fail(const std::string& failure, bool consequence) {
 }
 
 void Engine::inject_actor_failure(const std::string& actor) {
-    const std::pair<caf::actor*, const char*> actors[] = {{_journal_actor.get(), "journal"},
-                                                          {_router.get(), "router"},
-                                                          {_scheduler.get(), "scheduler"},
-                                                          {_executor.get(), "executor"}};
-    for (const auto& [handle, name] : actors) {
+    for (const auto& [handle, name] : named_actors()) {
         if (handle && actor == name) caf::anon_send_exit(*handle, caf::exit_reason::unhandled_exception);
     }
     run_actors();
 }
 
 events::Status Engine::check_failed() const {
+    if (_crashed) {
+        return make_error(ErrorCode::conflict, "engine crashed (simulated) after " + std::to_string(_messages_run) +
+                                                   " actor messages; abandon() it and start again");
+    }
     std::lock_guard<std::mutex> lock(_failure_mutex);
     if (!_failure.empty()) return make_error(ErrorCode::io_error, "engine stopped: " + _failure);
     return {};
@@ -322,6 +375,8 @@ events::Status Engine::feed(std::vector<events::Event> batch) {
         std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
     _events_fed.fetch_add(batch.size());
+    _inputs_fed.fetch_add(batch.size());
+    _in_flight.inputs_unjournaled.fetch_add(static_cast<int64_t>(batch.size()), std::memory_order_relaxed);
     caf::anon_send(*_journal_actor, feed_atom::value,
                    std::make_shared<EventBatch>(std::move(batch)));
     run_actors();

@@ -11,10 +11,12 @@
 /// twice), hand the executor's in-flight actions to the port to reconcile,
 /// then journal the current configuration and this instance's leadership.
 
+#include <array>
 #include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,6 +80,19 @@ struct EngineOptions {
     /// `normal` keeps them at the stream's priority; a storm runs them at
     /// `idle` so that the stream's latency comes first.
     store::BackgroundPriority background_priority = store::BackgroundPriority::normal;
+    /// The journal's file system (store::JournalOptions::env); null: the OS's.
+    rocksdb::Env* journal_env = nullptr;
+};
+
+/// What a simulated crash interrupted (Engine::abandon).
+struct CrashPoint {
+    bool mid_append = false;                  // inputs fed and not yet appended
+    int64_t inputs_unjournaled = 0;           // how many
+    bool mid_round = false;                   // a round begun, its decision not yet applied
+    bool mid_snapshot = false;                // a snapshot asked for and not yet written
+    bool between_intent_and_submit = false;   // intents on their way to the journal
+    bool between_submit_and_outcome = false;  // actions submitted, no outcome yet
+    uint64_t messages = 0;                    // actor messages run before the crash
 };
 
 class Engine {
@@ -117,6 +132,25 @@ public:
     store::Journal* journal() { return _journal.get(); }
     const PartitionTable& partition_table() const { return *_table; }
 
+    /// Simulated crashes, for an engine whose actors run on the caller's
+    /// thread (threads == 0): after `messages` more actor messages nothing
+    /// more runs, as in a process killed at that instant, and every call but
+    /// abandon() fails. Messages are the engine's finest steps (an append, a
+    /// routed batch, a round, an intent, an admin call), so a seeded budget
+    /// lands anywhere between them.
+    void crash_after_messages(uint64_t messages);
+    bool crashed() const { return _crashed; }
+    /// Actor messages run since crash_after_messages() was called.
+    uint64_t messages_run() const { return _messages_run; }
+    /// Inputs fed since start (the engine's own start events included; not
+    /// what recovery replayed).
+    uint64_t inputs_fed() const { return _inputs_fed.load(); }
+    /// The crash: ends the engine without running one more message. Nothing
+    /// pending is appended, routed or acted on; RocksDB is closed as it is
+    /// (a store::PowerCutFileSystem under it decides what reached the disk).
+    /// Returns what was under way. The journal is then as a kill -9 leaves it.
+    CrashPoint abandon();
+
     /// Tests of supervision: ends the named actor ("journal", "router",
     /// "scheduler", "executor") with an error, as an exception in one of its
     /// handlers would.
@@ -128,13 +162,20 @@ private:
     /// Records why the engine stopped: the first cause; a consequence (an
     /// actor that ended because another had) until a cause is known.
     void fail(const std::string& failure, bool consequence = false);
-    /// threads == 0: runs every actor until none has a message left.
+    /// threads == 0: runs every actor until none has a message left (or the
+    /// crash budget is spent).
     void run_actors();
+    /// The four actors the engine spawns, with their names.
+    std::array<std::pair<caf::actor*, const char*>, 4> named_actors();
 
     EngineOptions _options;
     std::unique_ptr<store::Journal> _journal;
     std::unique_ptr<PartitionTable> _table;
     RouterProgress _progress;
+    InFlight _in_flight;
+    std::optional<uint64_t> _crash_budget;  // actor messages left before a simulated crash
+    uint64_t _messages_run = 0;             // while a crash budget is set
+    bool _crashed = false;
     std::unique_ptr<caf::actor_system_config> _caf_config;
     std::unique_ptr<caf::actor_system> _system;
     caf::scheduler::test_coordinator* _caller_thread = nullptr;  // threads == 0: the system's scheduler
@@ -142,7 +183,8 @@ private:
     std::unique_ptr<caf::actor> _router;
     std::unique_ptr<caf::actor> _scheduler;
     std::unique_ptr<caf::actor> _executor;
-    std::atomic<uint64_t> _events_fed{0};
+    std::atomic<uint64_t> _events_fed{0};  // fed and replayed: the backlog's count
+    std::atomic<uint64_t> _inputs_fed{0};
     uint64_t _recovered_seq = 0;
     uint64_t _snapshot_seq = 0;
     mutable std::mutex _failure_mutex;

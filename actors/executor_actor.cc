@@ -32,6 +32,7 @@ void submit_journaled(ExecutorSelf* self, const std::vector<Intent>& intents) {
         st.port->submit(tracked.action, tracked.attempt);
     }
     st.intents_unconfirmed -= static_cast<uint32_t>(intents.size());
+    st.in_flight->intents_unsubmitted.store(static_cast<int32_t>(st.intents_unconfirmed), std::memory_order_relaxed);
     if (st.intents_unconfirmed > 0) return;
     for (caf::response_promise& waiter : st.idle_waiters) waiter.deliver(true);
     st.idle_waiters.clear();
@@ -45,6 +46,8 @@ void record(ExecutorSelf* self, EventBatch made, bool quiet, std::vector<Intent>
     for (const events::Event& e : made) self->state.on_decision(e);
     if (quiet) return;
     self->state.intents_unconfirmed += static_cast<uint32_t>(intents.size());
+    self->state.in_flight->intents_unsubmitted.store(static_cast<int32_t>(self->state.intents_unconfirmed),
+                                                     std::memory_order_relaxed);
     // A failed append ends the journal actor and, through this request, the
     // executor: nothing whose intent was not journaled is submitted.
     self->request(self->state.journal, caf::infinite, record_atom::value,
@@ -52,6 +55,11 @@ void record(ExecutorSelf* self, EventBatch made, bool quiet, std::vector<Intent>
         .then([self, intents = std::move(intents)](uint64_t) {
             if (!intents.empty()) submit_journaled(self, intents);
         });
+}
+
+/// Kept for naming what a simulated crash interrupted (InFlight).
+void note_in_flight(ExecutorState& st) {
+    st.in_flight->actions_in_flight.store(static_cast<int32_t>(st.inflight.size()), std::memory_order_relaxed);
 }
 
 events::Event made_event(const ExecutorState& st, events::Body body) {
@@ -97,6 +105,7 @@ void execute(ExecutorSelf* self, const Decision& decision) {
         it->second.started_ms = st.now_ms;
         submit(self, it->second, made, intents, decision.quiet);
     }
+    note_in_flight(st);
     record(self, std::move(made), decision.quiet, std::move(intents));
 }
 
@@ -165,9 +174,10 @@ void on_cancel(ExecutorSelf* self, const events::OperatorCommand& command, bool 
 caf::behavior executor_actor(caf::stateful_actor<ExecutorState>* self, AdminPort* port,
                              caf::actor journal, ExecutorView view, ExecutorSettings settings,
                              uint64_t quiet_until_seq,
-                             std::function<void(const events::Event&)> on_decision) {
+                             std::function<void(const events::Event&)> on_decision, InFlight* in_flight) {
     end_with_exception_text(self);
     auto& st = self->state;
+    st.in_flight = in_flight;
     st.quiet_until_seq = quiet_until_seq;
     st.port = port;
     st.journal = std::move(journal);
@@ -181,6 +191,7 @@ caf::behavior executor_actor(caf::stateful_actor<ExecutorState>* self, AdminPort
         const uint64_t id = tracked.action.action_id;
         st.inflight.emplace(id, std::move(tracked));
     }
+    note_in_flight(st);
     return {
         [=](execute_atom, const DecisionPtr& decision) { execute(self, *decision); },
         [=](control_atom, const EventPtr& event) {
@@ -208,6 +219,7 @@ caf::behavior executor_actor(caf::stateful_actor<ExecutorState>* self, AdminPort
             } else if (std::holds_alternative<events::LeadershipAcquired>(event->body)) {
                 st.leading = true;
             }
+            note_in_flight(st);
         },
         [=](control_atom, const ExecutorSettings& settings) { self->state.settings = settings; },
         // Barrier and snapshot: the state as of everything routed so far.

@@ -61,13 +61,14 @@ struct ExecutorState {
     /// asked for idle meanwhile.
     uint32_t intents_unconfirmed = 0;
     std::vector<caf::response_promise> idle_waiters;
+    InFlight* in_flight = nullptr;  // the engine's
 };
 
 /// `view` restores a snapshot's state (empty on a fresh start).
 caf::behavior executor_actor(caf::stateful_actor<ExecutorState>* self, AdminPort* port,
                              caf::actor journal, ExecutorView view, ExecutorSettings settings,
                              uint64_t quiet_until_seq,
-                             std::function<void(const events::Event&)> on_decision);
+                             std::function<void(const events::Event&)> on_decision, InFlight* in_flight);
 
 }  // namespace ballast::actors
 

@@ -52,6 +52,7 @@ bool flush(caf::stateful_actor<JournalActorState>* self) {
             return false;
         }
     }
+    st.in_flight->inputs_unjournaled.fetch_sub(static_cast<int64_t>(batch->size()), std::memory_order_relaxed);
     self->send(st.router, route_atom::value, BatchPtr(std::move(batch)));
     return true;
 }
@@ -100,8 +101,9 @@ void fail(caf::stateful_actor<JournalActorState>* self, const events::Error& err
 
 caf::behavior journal_actor(caf::stateful_actor<JournalActorState>* self, store::Journal* journal,
                             caf::actor router, std::function<void(const events::Error&)> on_fatal,
-                            HelperThreads helpers) {
+                            HelperThreads helpers, InFlight* in_flight) {
     end_with_exception_text(self);
+    self->state.in_flight = in_flight;
     self->state.journal = journal;
     self->state.helpers = helpers;
     self->state.router = std::move(router);
@@ -145,9 +147,11 @@ caf::behavior journal_actor(caf::stateful_actor<JournalActorState>* self, store:
                         : self->spawn<caf::linked>(snapshot_writer, st.journal, priority);
             }
             caf::response_promise done = self->make_response_promise();
+            st.in_flight->snapshot_open.store(1, std::memory_order_relaxed);
             self->request(st.snapshot_writer, caf::infinite, snapshot_atom::value, snapshot)
                 .then(
                     [=](bool) mutable {
+                        self->state.in_flight->snapshot_open.store(0, std::memory_order_relaxed);
                         // Retention rides on snapshots: only they make old events unneeded.
                         events::Result<store::RetentionReport> retained =
                             self->state.journal->apply_retention(now_ms, retention_ms);

@@ -48,10 +48,11 @@ struct JournalActorState {
     std::function<void(const events::Error&)> on_fatal;
     caf::actor snapshot_writer;  // spawned at first use
     HelperThreads helpers;       // the snapshot writer's thread
+    InFlight* in_flight = nullptr;  // the engine's
 };
 
 caf::behavior journal_actor(caf::stateful_actor<JournalActorState>* self, store::Journal* journal,
                             caf::actor router, std::function<void(const events::Error&)> on_fatal,
-                            HelperThreads helpers);
+                            HelperThreads helpers, InFlight* in_flight);
 
 }  // namespace ballast::actors

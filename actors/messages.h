@@ -5,6 +5,7 @@
 /// one allocation however many events it carries.
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -21,6 +22,17 @@
 #include "goals/planner_types.h"
 
 namespace ballast::actors {
+
+/// What is under way inside the engine, kept by the actors that do it, so
+/// that a simulated crash (Engine::crash_after_messages) can say which of
+/// these it interrupted. Relaxed: read once the actors have stopped.
+struct InFlight {
+    std::atomic<int64_t> inputs_unjournaled{0};   // fed (engine), not yet appended (journal actor)
+    std::atomic<int32_t> round_open{0};           // a round begun, its decision not yet applied (router)
+    std::atomic<int32_t> snapshot_open{0};        // a snapshot asked for and not yet written (journal actor)
+    std::atomic<int32_t> intents_unsubmitted{0};  // intents on their way to the journal (executor)
+    std::atomic<int32_t> actions_in_flight{0};    // submitted, no outcome yet (executor)
+};
 
 // ---------------------------------------------------------------- atoms
 

@@ -133,6 +133,7 @@ void apply_decision(RouterSelf* self) {
         self->send(st.executor, execute_atom::value, r.decision);
     }
     st.progress->barriers.fetch_add(1, std::memory_order_relaxed);
+    st.in_flight->round_open.store(0, std::memory_order_relaxed);
     r = RouterState::Round{};
 }
 
@@ -164,6 +165,7 @@ void start_barrier(RouterSelf* self, BarrierKind kind) {
         assert(!st.round.active);
         st.round = RouterState::Round{};
         st.round.active = true;
+        st.in_flight->round_open.store(1, std::memory_order_relaxed);
         st.round.now_ms = m.now_ms;
         st.round.apply_at_ms = m.now_ms + st.settings.decision_delay_ms;
         st.round.at_once = st.settings.decision_delay_ms == 0;
@@ -399,6 +401,7 @@ caf::behavior router_actor(caf::stateful_actor<RouterState>* self, RouterSetup s
     st.scheduler = std::move(setup.scheduler);
     st.executor = std::move(setup.executor);
     st.progress = setup.progress;
+    st.in_flight = setup.in_flight;
     st.config = std::move(setup.config);
     st.overrides = std::move(setup.overrides);
     st.settings = settings_from(st.config);

@@ -51,6 +51,7 @@ struct RouterState {
     caf::actor executor;
     caf::actor journal;
     RouterProgress* progress = nullptr;
+    InFlight* in_flight = nullptr;
 
     // Settings, kept in step with ConfigChanged events.
     events::Config config = events::Config::defaults();
@@ -148,6 +149,7 @@ struct RouterSetup {
     caf::actor scheduler;
     caf::actor executor;
     RouterProgress* progress = nullptr;
+    InFlight* in_flight = nullptr;
     events::Config config = events::Config::defaults();
     std::vector<std::string> overrides;
     /// State to start from, or null. Shared: the actor reads it when it first

@@ -63,7 +63,7 @@ protected:
         scheduler = _system->spawn(fake_scheduler, &table, &inputs, &seen);
         executor = _system->spawn(executor_actor, nullptr, caf::actor(), ExecutorView{},
                                   ExecutorSettings{}, UINT64_MAX,
-                                  [](const events::Event&) {});
+                                  [](const events::Event&) {}, &in_flight);
         spawn_router(events::Config::defaults(), false);
     }
 
@@ -90,6 +90,7 @@ protected:
         setup.scheduler = scheduler;
         setup.executor = executor;
         setup.progress = &progress;
+        setup.in_flight = &in_flight;
         setup.config = std::move(config);
         setup.snapshots = snapshots;
         router = _system->spawn(router_actor, setup);
@@ -152,6 +153,7 @@ protected:
 
     PartitionTable table;
     RouterProgress progress;
+    InFlight in_flight;
     std::vector<PlanInputPtr> inputs;
     std::vector<Seen> seen;
     caf::actor scheduler;
