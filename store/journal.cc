@@ -12,6 +12,7 @@
 #include "events/event_check.h"
 #include "store/journal_record.h"
 #include "store/journal_rocks.h"
+#include "store/journal_wal.h"
 
 namespace ballast::store {
 
@@ -93,6 +94,11 @@ Result<std::unique_ptr<Journal>> Journal::open(const std::string& path,
     }
 
     std::unique_ptr<Journal> journal(new Journal(path, options));
+    // Before RocksDB replays the logs: it would drop what follows damage.
+    std::optional<WalDamage> cut;
+    if (exists) {
+        if (Status checked = journal->check_wal(&cut); !checked) return checked.error();
+    }
     if (options.background_priority == BackgroundPriority::idle && !options.read_only) {
         // Taken by each pool thread before its next job (JournalOptions).
         rocksdb::Env* env = rocksdb::Env::Default();
@@ -103,23 +109,37 @@ Result<std::unique_ptr<Journal>> Journal::open(const std::string& path,
             }
         }
     }
-    const rocksdb::Options o = db_options(options);
-    const std::vector<rocksdb::ColumnFamilyDescriptor> families = {
-        {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(o)},
-        {snapshots_cf_name, rocksdb::ColumnFamilyOptions(o)},
+    // Every corruption the open finds names the repair that gets past it.
+    auto with_remedy = [](const Error& error) {
+        if (error.code != ErrorCode::corruption || error.message.find("ballast log repair") != std::string::npos) {
+            return error;
+        }
+        return make_error(ErrorCode::corruption,
+                          error.message +
+                              " (nothing was changed; `ballast log repair` rebuilds the journal from what is "
+                              "readable in its table files and logs, and names anything it cannot keep before "
+                              "it changes anything)");
     };
-    rocksdb::DB* db = nullptr;
-    const rocksdb::Status status =
-        options.read_only
-            ? rocksdb::DB::OpenForReadOnly(rocksdb::DBOptions(o), path, families,
-                                           &journal->_handles, &db)
-            : rocksdb::DB::Open(rocksdb::DBOptions(o), path, families, &journal->_handles, &db);
-    if (!status.ok()) return rocks_error("cannot open journal " + path, status);
-    journal->_db.reset(db);
-    journal->_events_cf = journal->_handles[0];
-    journal->_snapshots_cf = journal->_handles[1];
-
-    if (Status recovered = journal->recover(); !recovered) return recovered.error();
+    if (Status opened = journal->open_db(options.read_only); !opened) return with_remedy(opened.error());
+    if (Status recovered = journal->recover(); !recovered) return with_remedy(recovered.error());
+    if (cut) {
+        // Said only when the cut write is not in the journal anyway (a log
+        // already flushed to a table file, not yet deleted, is not replayed).
+        const uint64_t last = journal->last_seq();
+        const bool held = (cut->damaged_rocks_seq && cut->damaged_rocks_seq <= journal->_db->GetLatestSequenceNumber()) ||
+                          (cut->damaged_claims.events_first && cut->damaged_claims.events_last <= last);
+        if (!held) {
+            std::string warning = "journal " + path + ": the last write in write-ahead log " + cut->file +
+                                  ", at byte offset " + std::to_string(cut->offset_bytes) + " (" + cut->reason +
+                                  "), was torn, as a crash while appending leaves it, and was cut";
+            if (cut->damaged_claims.events_first == last + 1) {
+                warning += ": it held " + cut->damaged_claims.describe() + " (as its unchecked header says)";
+            }
+            warning += "; the journal ends at seq " + std::to_string(last) +
+                       " (with ballast.journal.sync on, a write is acknowledged only once it is whole)";
+            journal->_warnings.push_back(std::move(warning));
+        }
+    }
     if (!options.read_only) {
         // A crash while a large snapshot was written leaves its table file
         // behind, never ingested: the snapshot was never acknowledged.
@@ -130,6 +150,62 @@ Result<std::unique_ptr<Journal>> Journal::open(const std::string& path,
         }
     }
     return journal;
+}
+
+Status Journal::open_db(bool read_only) {
+    const rocksdb::Options o = db_options(_options);
+    const std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+        {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(o)},
+        {snapshots_cf_name, rocksdb::ColumnFamilyOptions(o)},
+    };
+    rocksdb::DB* db = nullptr;
+    const rocksdb::Status status =
+        read_only ? rocksdb::DB::OpenForReadOnly(rocksdb::DBOptions(o), _path, families, &_handles, &db)
+                  : rocksdb::DB::Open(rocksdb::DBOptions(o), _path, families, &_handles, &db);
+    if (!status.ok()) return rocks_error("cannot open journal " + _path, status);
+    _db.reset(db);
+    _events_cf = _handles[0];
+    _snapshots_cf = _handles[1];
+    return {};
+}
+
+Status Journal::check_wal(std::optional<WalDamage>* cut) {
+    Result<std::optional<WalDamage>> scanned = scan_wal(_path);
+    if (!scanned) return scanned.error();
+    if (!*scanned) return {};
+    WalDamage& damage = **scanned;
+    if (!damage.writes_after) {
+        *cut = std::move(damage);
+        return {};
+    }
+    // Intact writes follow the damage. They are lost unless RocksDB holds
+    // them already: a log whose writes all reached table files is not
+    // replayed. A read-only open changes no file and tells.
+    Journal probe(_path, _options);
+    uint64_t last = damage.events_last_before;
+    if (probe.open_db(/*read_only=*/true)) {
+        if (probe._db->GetLatestSequenceNumber() >= damage.rocks_seq_after_max) return {};
+        std::unique_ptr<rocksdb::Iterator> it(probe._db->NewIterator(rocksdb::ReadOptions(), probe._events_cf));
+        it->SeekToLast();
+        uint64_t first = 0;
+        if (it->Valid()) decode_run_key(it->key().ToStringView(), &first, &last);
+    }
+    return make_error(ErrorCode::corruption, wal_damage_message(_path, damage, last));
+}
+
+std::string wal_damage_message(const std::string& path, const WalDamage& damage, uint64_t last_before) {
+    WalSeqs lost = damage.seqs_after;
+    if (lost.events_first) lost.add_events(last_before + 1, lost.events_last);
+    std::string message = "journal " + path + ": write-ahead log " + damage.file + " is damaged at byte offset " +
+                          std::to_string(damage.offset_bytes) + " (" + damage.reason + "), and " +
+                          std::to_string(damage.writes_after_count) + " intact write(s) after it hold " +
+                          damage.seqs_after.describe() +
+                          "; RocksDB would stop replaying at the damage and drop them without a word, so the "
+                          "journal was not opened and nothing was changed. `ballast log repair --truncate-after " +
+                          std::to_string(last_before) + "` keeps the journal up to seq " +
+                          std::to_string(last_before) + " and drops " + lost.describe() +
+                          " (the damaged journal is kept beside it)";
+    return message;
 }
 
 /// Recovery: find the bounds, check the invariants that span records, and
@@ -158,7 +234,13 @@ Status Journal::recover() {
     }
 
     Result<std::optional<Snapshot>> snapshot = newest_snapshot();
-    if (!snapshot) return snapshot.error();
+    if (!snapshot) {
+        if (snapshot.error().code != ErrorCode::corruption) return snapshot.error();
+        return make_error(ErrorCode::corruption,
+                          journal_name + ": " + snapshot.error().message +
+                              " (nothing was changed; `ballast log repair` rebuilds the journal without the damaged "
+                              "snapshot, keeping the events it summarizes)");
+    }
     const uint64_t snapshot_seq = snapshot.value() ? snapshot.value()->seq : 0;
 
     if (last == 0) {
@@ -184,11 +266,11 @@ Status Journal::recover() {
     if (_options.verify_tail) {
         const uint64_t tail_from = std::max(first, snapshot_seq + 1);
         if (tail_from <= last) {
-            if (Status verified = verify_range(tail_from, last); !verified) {
-                const std::string hint =
-                    " (nothing from there on is used; `ballast log repair --truncate-after SEQ`"
-                    " with SEQ before the bad record drops it and everything after)";
-                return make_error(verified.error().code, verified.error().message + hint);
+            uint64_t bad = tail_from;
+            if (Status verified = walk(tail_from, last, nullptr, &bad); !verified) {
+                return make_error(verified.error().code,
+                                  verified.error().message + " (nothing from there on is used; " +
+                                      truncate_remedy(first, bad, last) + ")");
             }
         }
     }
@@ -197,19 +279,20 @@ Status Journal::recover() {
     return {};
 }
 
-Status Journal::verify_range(uint64_t from, uint64_t to) const {
-    assert(from <= to);
-    // scan() clamps to [_first_seq, _last_seq], which recover() has not set
-    // yet, so walk directly here.
-    return walk(from, to, nullptr);
-}
-
 /// Visits every event in [from, to], checked, in order. Runs are found by
 /// key: the one holding `from` is the last whose first seq is at most
 /// `from` (SeekForPrev), and each next one must start where the last
 /// ended, or a seq is missing.
-Status Journal::walk(uint64_t from, uint64_t to, const RecordVisitor* visit) const {
+Status Journal::walk(uint64_t from, uint64_t to, const RecordVisitor* visit, uint64_t* stopped_at) const {
     assert(from <= to);
+    uint64_t expected = from;
+    Status walked = walk_from(from, to, visit, &expected);
+    if (!walked && stopped_at) *stopped_at = expected;
+    return walked;
+}
+
+Status Journal::walk_from(uint64_t from, uint64_t to, const RecordVisitor* visit, uint64_t* expected_out) const {
+    uint64_t& expected = *expected_out;
     rocksdb::ReadOptions read_options;
     read_options.fill_cache = false;  // a scan reads each record once
     read_options.readahead_size = 2 << 20;
@@ -223,7 +306,6 @@ Status Journal::walk(uint64_t from, uint64_t to, const RecordVisitor* visit) con
     if (!it->Valid()) it->Seek(key_string(from));  // no run starts at or before `from`
 
     std::vector<uint64_t> aligned;
-    uint64_t expected = from;
     for (; it->Valid() && expected <= to; it->Next()) {
         uint64_t first = 0;
         uint64_t last = 0;
@@ -258,7 +340,9 @@ Status Journal::walk(uint64_t from, uint64_t to, const RecordVisitor* visit) con
             if (Status status = cursor.finish(); !status) return status;
         }
     }
-    if (!it->status().ok()) {
+    // Past `to` the iterator may have read on into a block that fails;
+    // nothing wanted was in it.
+    if (!it->status().ok() && expected <= to) {
         return rocks_error("journal record seq " + std::to_string(expected), it->status());
     }
     if (expected <= to) {
@@ -315,7 +399,18 @@ Status Journal::scan(uint64_t from, uint64_t to, const RecordVisitor& visit) con
     from = std::max(from, first_seq());
     to = std::min(to, last_seq());
     if (from > to) return {};
-    return walk(from, to, &visit);
+    uint64_t bad = from;
+    Status walked = walk(from, to, &visit, &bad);
+    if (walked || walked.error().code != ErrorCode::corruption) return walked;
+    return make_error(ErrorCode::corruption,
+                      walked.error().message + " (" + truncate_remedy(first_seq(), bad, last_seq()) + ")");
+}
+
+std::string truncate_remedy(uint64_t first, uint64_t bad, uint64_t last) {
+    const std::string kept = bad > first ? "seq " + std::to_string(first) + ".." + std::to_string(bad - 1)
+                                         : std::string("no event");
+    return "`ballast log repair --truncate-after " + std::to_string(bad - 1) + "` keeps " + kept + " and drops seq " +
+           std::to_string(bad) + ".." + std::to_string(last) + "; the damaged journal is kept beside it";
 }
 
 Result<std::vector<events::Event>> Journal::read(uint64_t from, uint64_t to) const {
@@ -346,83 +441,6 @@ Result<events::Event> Journal::read_one(uint64_t seq) const {
 }
 
 // ---------------------------------------------------------------- maintenance
-
-Result<uint64_t> Journal::truncate_after(const std::string& path, uint64_t seq) {
-    std::error_code ec;
-    if (!std::filesystem::exists(std::filesystem::path(path) / "CURRENT", ec)) {
-        return make_error(ErrorCode::not_found, "no journal at " + path);
-    }
-    // Open without recovery checks: the journal may be failing them, and
-    // this is the way out. Nothing here reads a record.
-    JournalOptions options;
-    options.verify_tail = false;
-    options.create_if_missing = false;
-    std::unique_ptr<Journal> journal(new Journal(path, options));
-    const rocksdb::Options o = db_options(options);
-    const std::vector<rocksdb::ColumnFamilyDescriptor> families = {
-        {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(o)},
-        {snapshots_cf_name, rocksdb::ColumnFamilyOptions(o)},
-    };
-    rocksdb::DB* db = nullptr;
-    rocksdb::Status status =
-        rocksdb::DB::Open(rocksdb::DBOptions(o), path, families, &journal->_handles, &db);
-    if (!status.ok()) return rocks_error("cannot open journal " + path, status);
-    journal->_db.reset(db);
-    journal->_events_cf = journal->_handles[0];
-    journal->_snapshots_cf = journal->_handles[1];
-
-    // Count what goes by the runs' keys. The one run that holds `seq` and
-    // more is cut: its records up to `seq` are kept as they are, unchecked
-    // (the journal may be failing its checks; only the lengths that frame
-    // them are read).
-    if (seq == UINT64_MAX) return uint64_t{0};
-    uint64_t deleted = 0;
-    rocksdb::WriteBatch batch;
-    {
-        std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions(),
-                                                              journal->_events_cf));
-        it->SeekForPrev(run_key(seq, UINT64_MAX));
-        if (!it->Valid()) it->SeekToFirst();
-        for (; it->Valid(); it->Next()) {
-            uint64_t first = 0;
-            uint64_t last = 0;
-            if (!decode_run_key(it->key().ToStringView(), &first, &last)) {
-                return make_error(ErrorCode::corruption,
-                                  "truncate journal " + path + ": a key after seq " + std::to_string(seq) +
-                                      " is not a run of sequence numbers");
-            }
-            if (last <= seq) continue;
-            if (first > seq) {
-                deleted += last - first + 1;
-                continue;
-            }
-            Result<std::string> kept = slice_run(it->key().ToStringView(), it->value().ToStringView(), first, seq);
-            if (!kept) {
-                return make_error(kept.error().code,
-                                  "truncate journal " + path + " after seq " + std::to_string(seq) + ": " +
-                                      kept.error().message + " (truncate after seq " + std::to_string(first - 1) +
-                                      " instead, before its run)");
-            }
-            batch.Delete(journal->_events_cf, it->key());
-            batch.Put(journal->_events_cf, run_key(first, seq), *kept);
-            deleted += last - seq;
-        }
-        if (!it->status().ok()) return rocks_error("truncate journal " + path, it->status());
-    }
-    const std::string begin = key_string(seq + 1);
-    const std::string end(run_key_size, '\xff');
-    batch.DeleteRange(journal->_events_cf, begin, end);
-    batch.Delete(journal->_events_cf, end);  // DeleteRange's end is exclusive
-    // Snapshot keys are 8 bytes, or 12 for the parts of one (journal_record.h).
-    const std::string snapshots_end(snapshot_part_key_size, '\xff');
-    batch.DeleteRange(journal->_snapshots_cf, begin, snapshots_end);
-    batch.Delete(journal->_snapshots_cf, snapshots_end);
-    rocksdb::WriteOptions write_options;
-    write_options.sync = true;
-    status = db->Write(write_options, &batch);
-    if (!status.ok()) return rocks_error("truncate journal " + path, status);
-    return deleted;
-}
 
 uint64_t Journal::disk_size_bytes() const {
     uint64_t total = 0;

@@ -115,6 +115,25 @@ struct TransferReport {
     uint64_t first_seq = 0;  // of the events; 0 when there were none
     uint64_t last_seq = 0;
     uint64_t file_bytes = 0;
+    /// What an export could not read and left out, each "seq A..B: why" or
+    /// "snapshot seq S: why". Empty: the file is the whole journal.
+    std::vector<std::string> skipped;
+};
+
+/// What `Journal::repair` did: the journal it left and what it could not
+/// keep.
+struct RepairReport {
+    uint64_t first_seq = 0;  // the events kept (first > last: none)
+    uint64_t last_seq = 0;
+    uint64_t events_dropped = 0;  // events after last_seq that existed (as far as readable)
+    std::vector<uint64_t> snapshots_kept;
+    /// Each snapshot left out, with why (taken after the cut, or damaged).
+    std::vector<std::string> snapshots_dropped;
+    /// Where the journal as it was now lives (nothing in it was changed).
+    std::string damaged_path;
+    /// How the readable records were found: "the journal as it opens", or
+    /// "rebuilt by RocksDB's repair from the table files and logs".
+    std::string source;
 };
 
 /// Called for each record of a scan with its seq and verified event bytes
@@ -123,6 +142,8 @@ using RecordVisitor = std::function<bool(uint64_t seq, std::span<const uint8_t> 
 
 class Journal;
 class RunBuilder;  // journal_record.h
+struct WalDamage;  // journal_wal.h
+struct Salvage;    // journal_repair.cc
 
 /// One snapshot written as it is encoded (`Journal::begin_snapshot`): bytes
 /// go in as they come and out in parts of `part_bytes`, so a 160 MB engine
@@ -168,10 +189,26 @@ public:
     static Result<std::unique_ptr<Journal>> open(const std::string& path,
                                                  const JournalOptions& options);
 
-    /// `ballast log repair --truncate-after SEQ`: deletes every event after
-    /// `seq` and every snapshot taken after it, without reading them (so it
-    /// works on a journal that fails recovery). Returns how many events went.
+    /// `ballast log repair [--truncate-after SEQ]`: rebuilds the journal at
+    /// `path` from everything readable in it (it works when the journal does
+    /// not open: a damaged table file, log or manifest), into a new
+    /// directory beside it, checked by a normal open, then swapped in; the
+    /// journal as it was is kept at `<path>.damaged-<time>`. Every record
+    /// copied is checked. Events after `truncate_after_seq` and snapshots
+    /// taken after it are left out. Nothing is dropped that the caller did
+    /// not name: when a record at or before `truncate_after_seq` (or, without
+    /// one, any event) is unreadable, the repair changes nothing and its
+    /// error names the damage and the `--truncate-after` that keeps
+    /// everything before it. A damaged snapshot is left out (named in the
+    /// report) when the events it summarizes are kept.
+    static Result<RepairReport> repair(const std::string& path, std::optional<uint64_t> truncate_after_seq);
+    /// repair(path, seq); returns how many events went.
     static Result<uint64_t> truncate_after(const std::string& path, uint64_t seq);
+
+    /// What the open found and worked around, for the caller to print: a
+    /// torn last write in the write-ahead log that was cut (a crash mid-append
+    /// leaves one), with the range it held.
+    const std::vector<std::string>& warnings() const { return _warnings; }
 
     ~Journal();
     Journal(const Journal&) = delete;
@@ -223,7 +260,9 @@ public:
 
     /// `ballast log export FILE`: every snapshot, then every event, as
     /// checked frames in a portable file (format in journal_export.cc).
-    /// Exporting the same journal twice gives the same bytes.
+    /// Exporting the same journal twice gives the same bytes. A record or
+    /// block that does not read is left out and named in the report's
+    /// `skipped` (the file then has a gap, which an import refuses).
     Result<TransferReport> export_to(const std::string& file_path) const;
 
     /// `ballast log import FILE`: checks every frame of the file first, then
@@ -246,9 +285,24 @@ private:
     Status recover();
     /// The snapshot at `seq` in whichever layout it was written.
     Result<Snapshot> read_snapshot_records(uint64_t seq) const;
-    Status verify_range(uint64_t from, uint64_t to) const;
-    /// The checked walk behind scan and verify_range; `visit` may be null.
-    Status walk(uint64_t from, uint64_t to, const RecordVisitor* visit) const;
+    /// The checked walk behind scan and recovery; `visit` may be null. On an
+    /// error `*stopped_at` (when given) is the seq that could not be read.
+    Status walk(uint64_t from, uint64_t to, const RecordVisitor* visit, uint64_t* stopped_at = nullptr) const;
+    /// The first seq after `bad` from which a walk reads (last + 1: none).
+    uint64_t next_readable(uint64_t bad, uint64_t last) const;
+    Status walk_from(uint64_t from, uint64_t to, const RecordVisitor* visit, uint64_t* expected) const;
+    /// Opens the RocksDB database behind the journal (read-only: without the
+    /// lock, and changing no file), nothing checked.
+    Status open_db(bool read_only);
+    /// Refuses the open when the write-ahead log is damaged before its tail
+    /// (journal_wal.h); notes a torn tail in `*cut`.
+    Status check_wal(std::optional<WalDamage>* cut);
+
+    /// The events and snapshots one view of a damaged journal can give
+    /// (journal_repair.cc), and the new journal written from it.
+    friend struct Salvage;
+    static Status write_salvage(const Salvage& salvage, const std::string& path, const std::string& rebuilt,
+                                const RepairReport& report, const std::vector<Snapshot>& snapshots);
 
     std::string _path;
     JournalOptions _options;
@@ -260,6 +314,7 @@ private:
     std::atomic<uint64_t> _last_seq{0};
     events::Encoder _encoder;  // the writer's; reused across appends
     std::unique_ptr<RunBuilder> _run;  // the writer's; its buffer reused across appends
+    std::vector<std::string> _warnings;
 };
 
 }  // namespace ballast::store

@@ -245,29 +245,69 @@ Result<TransferReport> Journal::export_to(const std::string& file_path) const {
 
     FrameWriter writer(out);
     TransferReport report;
+    // Damage is skipped, not fatal: an export is how an operator gets what
+    // is readable out of a damaged journal. What is skipped is named in the
+    // report; an import refuses the gap.
     Result<std::vector<uint64_t>> seqs = snapshot_seqs();
-    if (!seqs) return seqs.error();
-    for (const uint64_t seq : *seqs) {
+    if (!seqs) report.skipped.push_back("snapshots: " + seqs.error().message);
+    for (const uint64_t seq : seqs ? *seqs : std::vector<uint64_t>{}) {
         Result<Snapshot> snapshot = read_snapshot(seq);
-        if (!snapshot) return snapshot.error();
+        if (!snapshot) {
+            report.skipped.push_back("snapshot seq " + std::to_string(seq) + ": " + snapshot.error().message);
+            continue;
+        }
         writer.write(kind_snapshot, seq,
                      {reinterpret_cast<const uint8_t*>(snapshot->bytes.data()),
                       snapshot->bytes.size()});
         report.snapshots++;
     }
-    Status status = scan(first_seq(), last_seq(), [&](uint64_t seq, std::span<const uint8_t> bytes) {
+    const RecordVisitor visit = [&](uint64_t seq, std::span<const uint8_t> bytes) {
         writer.write(kind_event, seq, bytes);
         if (report.events == 0) report.first_seq = seq;
         report.last_seq = seq;
         report.events++;
         return true;
-    });
-    if (!status) return status.error();
+    };
+    const uint64_t last = last_seq();
+    for (uint64_t from = first_seq(); from <= last;) {
+        uint64_t bad = from;
+        Status status = walk(from, last, &visit, &bad);
+        if (status) break;
+        const uint64_t resume = next_readable(bad, last);
+        report.skipped.push_back("seq " + std::to_string(bad) + ".." + std::to_string(resume - 1) + ": " +
+                                 status.error().message);
+        from = resume;
+    }
     writer.write(kind_end, report.snapshots + report.events, {});
     out.flush();
     if (!out) return make_error(ErrorCode::io_error, "write to " + file_path + " failed");
     report.file_bytes = writer.bytes;
     return report;
+}
+
+/// The first seq after `bad` (which does not read) from which a walk reads,
+/// or last + 1. Galloping, then halving: a damaged block costs a few reads,
+/// not one per event it held.
+uint64_t Journal::next_readable(uint64_t bad, uint64_t last) const {
+    auto reads = [&](uint64_t seq) { return static_cast<bool>(walk(seq, seq, nullptr)); };
+    uint64_t low = bad;  // does not read
+    uint64_t step = 1;
+    uint64_t high = bad;
+    while (true) {
+        high = low + step > last ? last + 1 : low + step;
+        if (high > last || reads(high)) break;
+        low = high;
+        step *= 2;
+    }
+    while (high - low > 1) {  // low does not read; high reads (or is past the end)
+        const uint64_t middle = low + (high - low) / 2;
+        if (reads(middle)) {
+            high = middle;
+        } else {
+            low = middle;
+        }
+    }
+    return high;
 }
 
 Result<TransferReport> Journal::import_from(const std::string& file_path,

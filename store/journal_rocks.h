@@ -21,6 +21,10 @@ inline constexpr const char* snapshot_file_prefix = "snapshot-ingest-";
 /// A RocksDB status as the journal's error, `what` naming what failed.
 Error rocks_error(const std::string& what, const rocksdb::Status& status);
 
+/// The way past a record that does not read, at seq `bad` of a journal
+/// holding first..last: "`ballast log repair --truncate-after bad-1` keeps ...".
+std::string truncate_remedy(uint64_t first, uint64_t bad, uint64_t last);
+
 /// The database and column family options every open uses.
 rocksdb::Options db_options(const JournalOptions& options);
 
