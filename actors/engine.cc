@@ -86,6 +86,8 @@ events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
             store::Journal::open(o.journal_path, journal_options);
         if (!journal) return journal.error();
         e._journal = std::move(*journal);
+        // A torn last write that the open cut, with the range it held.
+        for (const std::string& warning : e._journal->warnings()) spdlog::warn("{}", warning);
         events::Result<Recovered> read = read_recovery(*e._journal);
         if (!read) return read.error();
         recovered = std::move(*read);

@@ -3,8 +3,10 @@
 ///   show    events in a range, optionally of some types, as text or JSON lines
 ///   tail    the last N events
 ///   stats   counts, bounds, size, per-type counts (reads and checks every event)
-///   export  the journal as a portable file; import writes one into an empty journal
-///   repair  --truncate-after SEQ: the explicit way past a bad record
+///   export  the journal as a portable file (what does not read is skipped and
+///           named, and the command fails); import writes one into an empty journal
+///   repair  rebuilds a damaged journal from what reads; --truncate-after SEQ
+///           keeps it up to SEQ (the explicit way past a bad record)
 ///   append  JSON lines (as `show --json` prints them) appended as new events
 ///
 /// Reading commands open the journal read-only, so they work while `ballast
@@ -48,7 +50,7 @@ struct LogOptions {
     bool json = false;
     uint64_t lines = 20;
     std::string file;
-    uint64_t truncate_after = 0;
+    std::optional<uint64_t> truncate_after;
     std::string input = "-";
 };
 
@@ -56,6 +58,11 @@ struct Opened {
     events::Config config;
     std::unique_ptr<store::Journal> journal;
 };
+
+/// What the open cut or worked around (a torn last write), on stderr.
+void print_warnings(const store::Journal& journal) {
+    for (const std::string& warning : journal.warnings()) std::fprintf(stderr, "ballast: warning: %s\n", warning.c_str());
+}
 
 /// Loads the config, sets up logging, and opens the journal named by
 /// --journal or ballast.journal.path.
@@ -74,6 +81,7 @@ events::Result<Opened> open_journal(const Context& ctx, const LogOptions& option
     events::Result<std::unique_ptr<store::Journal>> journal =
         store::Journal::open(path, journal_options);
     if (!journal) return journal.error();
+    print_warnings(**journal);
     return Opened{std::move(*config), std::move(*journal)};
 }
 
@@ -237,7 +245,15 @@ int run_export(const Context& ctx, const LogOptions& options) {
                 " snapshots to %s (%s)\n",
                 report->events, report->first_seq, report->last_seq, report->snapshots,
                 options.file.c_str(), driver::format_bytes(report->file_bytes).c_str());
-    return exit_ok;
+    if (report->skipped.empty()) return exit_ok;
+    std::fflush(stdout);
+    for (const std::string& skipped : report->skipped) {
+        std::fprintf(stderr, "ballast: skipped (damaged, not in the file): %s\n", skipped.c_str());
+    }
+    return report_error("the export of " + opened->journal->path() + " is not whole: " +
+                        std::to_string(report->skipped.size()) +
+                        " damaged part(s) skipped, named above (an import refuses the gap); "
+                        "`ballast log repair` rebuilds the journal from what reads");
 }
 
 int run_import(const Context& ctx, const LogOptions& options) {
@@ -264,10 +280,20 @@ int run_repair(const Context& ctx, const LogOptions& options) {
     setup_logging(*config);
     const std::string path =
         options.journal.empty() ? config->get_string("ballast.journal.path") : options.journal;
-    events::Result<uint64_t> deleted = store::Journal::truncate_after(path, options.truncate_after);
-    if (!deleted) return report_error(deleted.error());
-    std::printf("deleted %" PRIu64 " events after seq %" PRIu64 " and the snapshots taken after it\n",
-                *deleted, options.truncate_after);
+    events::Result<store::RepairReport> report = store::Journal::repair(path, options.truncate_after);
+    if (!report) return report_error(report.error());
+    if (report->last_seq >= report->first_seq) {
+        std::printf("kept seq %" PRIu64 "..%" PRIu64, report->first_seq, report->last_seq);
+    } else {
+        std::printf("kept no event");
+    }
+    std::printf(", %zu snapshot(s); dropped %" PRIu64 " events after seq %" PRIu64 "\n",
+                report->snapshots_kept.size(), report->events_dropped, report->last_seq);
+    for (const std::string& dropped : report->snapshots_dropped) {
+        std::printf("dropped snapshot %s\n", dropped.c_str());
+    }
+    std::printf("read from %s; every record checked\n", report->source.c_str());
+    std::printf("the journal as it was is kept at %s\n", report->damaged_path.c_str());
     // Prove the result: a normal open checks the tail again.
     store::JournalOptions check;
     check.create_if_missing = false;
@@ -375,10 +401,14 @@ void register_log_command(CLI::App& app, Context& ctx) {
         CLI::ExistingFile);
 
     auto [repair, repair_options] =
-        add("repair", "Drop the events after a sequence number (past a bad record)", run_repair);
+        add("repair",
+            "Rebuild a damaged journal from what reads (every record checked; the old one is kept "
+            "beside it as <journal>.damaged-<time>); refuses, naming the damage, when it would drop an "
+            "event you did not name",
+            run_repair);
     repair->add_option("--truncate-after", repair_options->truncate_after,
-                       "Keep events up to and including this sequence number")
-        ->required();
+                       "Keep events up to and including this sequence number, and drop the rest "
+                       "(the way past a bad record; the error that names one says which SEQ)");
 
     auto [append, append_options] =
         add("append", "Append events given as JSON lines (as `log show --json` prints them)",
