@@ -20,15 +20,14 @@
 /// After a damaged record this scan looks for intact writes further on,
 /// byte by byte until one checks (a damaged length field says nothing about
 /// where the next record starts), then record by record again. A false
-/// match needs a 32-bit CRC to agree by chance; the search runs only when a
-/// log is damaged, over at most one log file (8 MiB, `max_log_file_size`).
+/// match needs a 32-bit CRC to agree by chance; the search runs only past
+/// damage, to the end of that log file.
 
 #include "store/journal_wal.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 
 #include "store/crc32c.h"
 #include "store/journal_record.h"
@@ -190,7 +189,7 @@ std::optional<std::pair<size_t, std::string>> walk_log(std::string_view log, uin
         switch (record.type) {
             case full_type:
                 if (in_write) return std::pair{pending_start, std::string("a write whose last part is missing")};
-                if (!on_write(std::string(record.payload))) return std::nullopt;
+                if (!on_write(record.payload)) return std::nullopt;
                 break;
             case first_type:
                 if (in_write) return std::pair{pending_start, std::string("a write whose last part is missing")};
@@ -204,7 +203,7 @@ std::optional<std::pair<size_t, std::string>> walk_log(std::string_view log, uin
                 pending.append(record.payload);
                 if (record.type == last_type) {
                     in_write = false;
-                    if (!on_write(std::move(pending))) return std::nullopt;
+                    if (!on_write(std::string_view(pending))) return std::nullopt;
                     pending.clear();
                 }
                 break;
@@ -225,7 +224,7 @@ bool write_starts_at(std::string_view log, uint64_t number, size_t offset) {
     // From a FIRST record the first write the walk completes is the one
     // starting here.
     bool complete = false;
-    walk_log(log, number, offset, [&](std::string&&) {
+    walk_log(log, number, offset, [&](std::string_view) {
         complete = true;
         return false;
     });
@@ -279,11 +278,12 @@ events::Result<std::optional<WalDamage>> scan_wal(const std::string& dir) {
     uint64_t events_last_before = 0;
     for (const std::filesystem::path& path : logs) {
         std::ifstream in(path, std::ios::binary);
-        if (!in) return make_error(ErrorCode::io_error, "cannot read write-ahead log " + path.string());
-        const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::string bytes(std::filesystem::file_size(path, ec), '\0');
+        in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        if (!in || ec) return make_error(ErrorCode::io_error, "cannot read write-ahead log " + path.string());
         const std::string_view log(bytes);
         const uint64_t number = log_number(path);
-        auto on_write = [&](std::string&& payload) {
+        auto on_write = [&](std::string_view payload) {
             WalSeqs seqs;
             uint64_t rocks_first = 0;
             uint64_t rocks_last = 0;
