@@ -137,6 +137,9 @@ Result<std::unique_ptr<Journal>> Journal::open(const std::string& path,
             }
             warning += "; the journal ends at seq " + std::to_string(last) +
                        " (with ballast.journal.sync on, a write is acknowledged only once it is whole)";
+            // A reader beside a running writer sees its write in flight the
+            // same way; the lock that would tell is the writer's to hold.
+            if (options.read_only) warning += ", unless a process that has the journal open is writing it now";
             journal->_warnings.push_back(std::move(warning));
         }
     }
