@@ -278,9 +278,20 @@ events::Result<std::optional<WalDamage>> scan_wal(const std::string& dir) {
     uint64_t events_last_before = 0;
     for (const std::filesystem::path& path : logs) {
         std::ifstream in(path, std::ios::binary);
-        std::string bytes(std::filesystem::file_size(path, ec), '\0');
+        const uintmax_t size_bytes = std::filesystem::file_size(path, ec);
+        if (!in || ec) {
+            // A writer beside a read-only open deletes a log once its writes
+            // are in a table file: gone is not damaged.
+            if (!std::filesystem::exists(path)) {
+                ec.clear();
+                continue;
+            }
+            return make_error(ErrorCode::io_error, "cannot read write-ahead log " + path.string() +
+                                                       (ec ? ": " + ec.message() : std::string()));
+        }
+        std::string bytes(size_bytes, '\0');
         in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        if (!in || ec) return make_error(ErrorCode::io_error, "cannot read write-ahead log " + path.string());
+        if (!in) return make_error(ErrorCode::io_error, "cannot read write-ahead log " + path.string());
         const std::string_view log(bytes);
         const uint64_t number = log_number(path);
         auto on_write = [&](std::string_view payload) {
