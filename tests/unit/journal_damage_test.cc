@@ -15,6 +15,7 @@
 #include <regex>
 
 #include "store/journal.h"
+#include "store/journal_wal.h"
 #include "tests/support/sample_events.h"
 #include "tests/support/temp_dir.h"
 
@@ -184,6 +185,34 @@ TEST(JournalDamage, ATornLastWriteIsCutAndReported) {
     EXPECT_NE(warning.find("it held seq 501..600"), std::string::npos) << warning;
     EXPECT_NE(warning.find("the journal ends at seq 500"), std::string::npos) << warning;
     expect_events_intact(**journal, 1, 500);
+}
+
+/// A log whose writes all reached a table file is no longer replayed; one
+/// left behind (RocksDB deletes it in the background) may be damaged
+/// without anything being lost, and the journal opens.
+TEST(JournalDamage, DamageInALogAlreadyInTheTablesLosesNothing) {
+    TempDir dir;
+    {
+        Result<std::unique_ptr<Journal>> journal = Journal::open(dir / "j", {});
+        ASSERT_TRUE(journal.ok());
+        append_batches(**journal, 1, 300, 100);
+    }
+    const std::string log = newest_log(dir / "j");
+    const std::string kept = read_bytes(log);
+    reopen(dir / "j");  // its writes go to a table file and the log is deleted
+    ASSERT_FALSE(fs::exists(log));
+    write_bytes(log, kept);
+    flip_byte(log, write_offset(kept, 0) + 100, 0x01);  // two intact writes follow
+    Result<std::optional<WalDamage>> damage = scan_wal(dir / "j");
+    ASSERT_TRUE(damage.ok() && damage->has_value());
+    EXPECT_EQ((*damage)->writes_after_count, 2u);
+    EXPECT_EQ((*damage)->seqs_after.describe(), "seq 101..300");
+
+    Result<std::unique_ptr<Journal>> journal = Journal::open(dir / "j", {});
+    ASSERT_TRUE(journal.ok()) << journal.error().to_string();
+    EXPECT_TRUE((*journal)->warnings().empty());
+    EXPECT_EQ((*journal)->last_seq(), 300u);
+    expect_events_intact(**journal, 1, 300);
 }
 
 // ---------------------------------------------------------------- table files
