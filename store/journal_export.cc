@@ -44,12 +44,6 @@ void put_u64_le(std::string* out, uint64_t v) {
     for (int i = 0; i < 8; i++) out->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
 }
 
-uint64_t get_u64_le(const char* p) {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = (v << 8) | static_cast<uint8_t>(p[i]);
-    return v;
-}
-
 uint32_t frame_crc(uint8_t kind, const char* seq_le, std::span<const uint8_t> payload) {
     uint32_t crc = crc32c(&kind, 1);
     crc = crc32c_extend(crc, reinterpret_cast<const uint8_t*>(seq_le), 8);

@@ -101,6 +101,12 @@ inline uint32_t get_u32_le(const char* p) {
     return v;
 }
 
+inline uint64_t get_u64_le(const char* p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = (v << 8) | static_cast<uint8_t>(p[i]);
+    return v;
+}
+
 // ------------------------------------------------------------------ runs
 
 /// At most this many events, or about this many bytes, per run: an append

@@ -60,12 +60,6 @@ uint32_t unmask_crc(uint32_t masked) {
     return (rotated >> 17) | (rotated << 15);
 }
 
-uint64_t get_u64_le(const char* p) {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = (v << 8) | static_cast<uint8_t>(p[i]);
-    return v;
-}
-
 /// One physical record, or why there is none at an offset.
 struct Physical {
     uint8_t type = 0;  // 1-4: the recyclable types are folded onto these
