@@ -278,7 +278,24 @@ void Engine::stop() {
 void Engine::crash_after_messages(uint64_t messages) {
     assert(_caller_thread != nullptr);  // with CAF's threads there is no "next message"
     _crash_budget = messages;
+    _crash_kind.reset();
     _messages_run = 0;
+}
+
+void Engine::crash_at(CrashKind kind, uint64_t occurrence) {
+    crash_after_messages(std::max<uint64_t>(occurrence, 1));
+    _crash_kind = kind;
+}
+
+bool Engine::under_way(CrashKind kind) const {
+    switch (kind) {
+        case CrashKind::mid_append: return _in_flight.inputs_unjournaled.load() > 0;
+        case CrashKind::mid_round: return _in_flight.round_open.load() > 0;
+        case CrashKind::mid_snapshot: return _in_flight.snapshot_open.load() > 0;
+        case CrashKind::between_intent_and_submit: return _in_flight.intents_unsubmitted.load() > 0;
+        case CrashKind::between_submit_and_outcome: return _in_flight.actions_in_flight.load() > 0;
+    }
+    return false;
 }
 
 CrashPoint Engine::abandon() {
@@ -317,6 +334,16 @@ void Engine::run_actors() {
     if (!_caller_thread || _crashed) return;
     if (!_crash_budget) {
         _caller_thread->run();
+        return;
+    }
+    if (_crash_kind) {
+        while (_caller_thread->try_run_once()) {
+            _messages_run++;
+            if (under_way(*_crash_kind) && --*_crash_budget == 0) {
+                _crashed = true;
+                return;
+            }
+        }
         return;
     }
     const size_t ran = _caller_thread->run(*_crash_budget);

@@ -84,6 +84,16 @@ struct EngineOptions {
     rocksdb::Env* journal_env = nullptr;
 };
 
+/// Where a simulated crash is aimed (Engine::crash_at).
+enum class CrashKind : uint8_t {
+    mid_append,                  // inputs fed and not yet appended
+    mid_round,                   // a round begun, its decision not yet applied
+    mid_snapshot,                // a snapshot asked for and not yet written
+    between_intent_and_submit,   // intents on their way to the journal
+    between_submit_and_outcome,  // actions submitted, no outcome yet
+};
+inline constexpr uint8_t crash_kind_count = 5;
+
 /// What a simulated crash interrupted (Engine::abandon).
 struct CrashPoint {
     bool mid_append = false;                  // inputs fed and not yet appended
@@ -139,6 +149,10 @@ public:
     /// routed batch, a round, an intent, an admin call), so a seeded budget
     /// lands anywhere between them.
     void crash_after_messages(uint64_t messages);
+    /// The same, aimed: the crash comes after the `occurrence`-th actor
+    /// message (from 1) after which `kind` is under way. Messages then run
+    /// one at a time; a kind that never comes never crashes.
+    void crash_at(CrashKind kind, uint64_t occurrence);
     bool crashed() const { return _crashed; }
     /// Actor messages run since crash_after_messages() was called.
     uint64_t messages_run() const { return _messages_run; }
@@ -174,6 +188,8 @@ private:
     RouterProgress _progress;
     InFlight _in_flight;
     std::optional<uint64_t> _crash_budget;  // actor messages left before a simulated crash
+    std::optional<CrashKind> _crash_kind;   // with crash_at: the budget counts messages where it holds
+    bool under_way(CrashKind kind) const;
     uint64_t _messages_run = 0;             // while a crash budget is set
     bool _crashed = false;
     std::unique_ptr<caf::actor_system_config> _caf_config;

@@ -208,6 +208,14 @@ events::Result<Scenario> random_scenario(uint64_t seed) {
     const int64_t kills = draw.chance(0.5) ? draw.between(1, 2) : 0;
     for (int64_t k = 0; k < kills; k++) f.engine_kills_ms.push_back(at(10, disturbed_ms / 1000));
     std::sort(f.engine_kills_ms.begin(), f.engine_kills_ms.end());
+    // A third of the crashing seeds cut the power too, with the journal
+    // synced (what the power takes then must be nothing acknowledged). Drawn
+    // apart from the scenario's stream, so the rest of each seed's scenario
+    // stays as it was.
+    if (kills > 0 && std::mt19937_64(seed ^ 0x5eed'c0de'0000'0000ULL)() % 3 == 0) {
+        f.engine_kills_cut_power = true;
+        s.settings["ballast.journal.sync"] = "true";
+    }
     f.until_ms = disturbed_ms;  // the quiet tail is quiet: convergence is judged there
 
     // Engine settings that make many rounds happen in a short run.

@@ -35,17 +35,22 @@ void SimCluster::take_requests() {
             continue;
         }
         if (request.kind == Request::Kind::adopt) {
-            // An action the cluster got is running or has had its outcome
-            // reported; one it never got (the engine crashed between its
-            // intent and the admin call) is reported not started, as
-            // Kafka's port does.
-            if (!_received.count(request.action.action_id)) {
-                fail(request.action.action_id, request.attempt, actors::not_started_code, actors::not_started_name,
+            // As Kafka's port finds it: one the cluster runs goes on to its
+            // outcome; one it finished has its outcome reported again (the
+            // engine may have crashed before journaling it); one it never
+            // got (the crash came between the intent and the admin call) is
+            // reported not started.
+            const uint64_t id = request.action.action_id;
+            if (_running.count(id)) continue;
+            if (!_received.count({id, request.attempt})) {
+                fail(id, request.attempt, actors::not_started_code, actors::not_started_name,
                      "adopted after a restart, never submitted", false, _now_ms);
+            } else if (auto outcome = _outcomes.find(id); outcome != _outcomes.end()) {
+                emit(_now_ms, outcome->second);
             }
             continue;
         }
-        _received.insert(request.action.action_id);
+        _received.insert({request.action.action_id, request.attempt});
         _counters.submitted++;
         if (_scenario.faults.admin_delay_ms > 0 && _scenario.faults.active(_now_ms)) {
             schedule(_now_ms + _scenario.faults.admin_delay_ms, [this, request] { begin(request); });

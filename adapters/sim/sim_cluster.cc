@@ -80,7 +80,32 @@ void SimCluster::schedule(int64_t at_ms, std::function<void()> what) {
 }
 
 void SimCluster::emit(int64_t time_ms, events::Body body, events::Source source) {
+    if (const auto* done = std::get_if<events::ActionCompleted>(&body)) _outcomes[done->action_id] = body;
+    if (const auto* failed = std::get_if<events::ActionFailed>(&body)) _outcomes[failed->action_id] = body;
     _out.push_back(events::Event{0, time_ms, source, std::move(body)});
+}
+
+std::vector<events::Event> SimCluster::resync() {
+    for (const SimBroker& b : _brokers) {
+        if (b.state == BrokerState::defined) continue;
+        if (b.state == BrokerState::unregistered) {
+            emit(_now_ms, events::BrokerUnregistered{b.id});
+            continue;
+        }
+        emit(_now_ms, events::BrokerRegistered{b.id, b.rack, {{"PLAINTEXT", "127.0.0.1", 9092 + b.id}}});
+        if (b.state == BrokerState::fenced) emit(_now_ms, events::BrokerFenced{b.id});
+    }
+    for (const SimTopic& t : _topics) {
+        if (t.deleted) {
+            emit(_now_ms, events::TopicDeleted{t.name});
+            continue;
+        }
+        const auto rf = t.partitions.empty() ? 0 : _partitions[t.partitions[0]].replicas.size();
+        emit(_now_ms, events::TopicCreated{t.name, {}, static_cast<int32_t>(t.partitions.size()),
+                                           static_cast<int16_t>(rf)});
+        for (const uint32_t index : t.partitions) emit_partition(_now_ms, _partitions[index]);
+    }
+    return std::move(_out);
 }
 
 void SimCluster::emit_partition(int64_t time_ms, const SimPartition& p) {

@@ -117,6 +117,13 @@ public:
     /// Moves the clock to `to_ms` (> now_ms()); see the header comment.
     std::vector<events::Event> advance(int64_t to_ms);
 
+    /// The cluster as it stands, as a poller that starts again reports it
+    /// (it diffs against nothing): every broker registered (and fenced or
+    /// unregistered), every topic created with its partitions, every deleted
+    /// topic deleted. After an engine's crash the inputs it had not yet
+    /// journaled are lost; this is how it learns the state again.
+    std::vector<events::Event> resync();
+
     int64_t now_ms() const { return _now_ms; }
     const Scenario& scenario() const { return _scenario; }
     const std::vector<SimBroker>& brokers() const { return _brokers; }
@@ -211,7 +218,8 @@ private:
     std::vector<SimPartition> _partitions;
     std::map<std::string, uint32_t> _topic_index;  // live topics by name
     std::map<uint64_t, Running> _running;          // by action id
-    std::set<uint64_t> _received;                  // every action id ever submitted (for adopt)
+    std::set<std::pair<uint64_t, uint32_t>> _received;  // every (action id, attempt) submitted, for adopt
+    std::map<uint64_t, events::Body> _outcomes;          // each action's last outcome reported, for adopt
     std::vector<events::Event> _out;               // being built by advance()
     Counters _counters;
 

@@ -109,9 +109,13 @@ struct Faults {
     double metrics_loss_ratio = 0;     // a broker's report is lost
     double metrics_late_ratio = 0;     // a broker's report arrives late ...
     int64_t metrics_late_by_ms = 15'000;  // ... by this much
-    /// Engine crashes: at each of these times the engine is killed (its
-    /// actor system destroyed) and recovered from its journal.
+    /// Engine crashes: from each of these times the engine is crashed at an
+    /// actor message drawn from the seed (tools/driver/sim_runner.h), no
+    /// draining, and recovered from its journal.
     std::vector<int64_t> engine_kills_ms;
+    /// Each crash is also a power cut: every journal write not yet synced
+    /// is lost (store::PowerCutFileSystem).
+    bool engine_kills_cut_power = false;
     /// The faults above (not the kills) stop at this time; -1: never.
     int64_t until_ms = -1;
     bool active(int64_t now_ms) const { return until_ms < 0 || now_ms < until_ms; }

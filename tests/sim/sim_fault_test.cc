@@ -2,7 +2,10 @@
 /// planner, executor) against the simulated cluster, for random scenarios
 /// drawn from seeds: random clusters, traffic and capacities, crashes, restarts and
 /// flapping brokers, lost and late metrics, failing and stuck admin calls,
-/// and the engine itself killed and recovered from its journal mid-run.
+/// and the engine itself crashed at any actor message (mid-append, mid-round,
+/// mid-snapshot, between an intent and its admin call, between a submission
+/// and its outcome; some with a power cut under the journal), without
+/// draining, and recovered from its journal mid-run.
 /// Every step is checked (tools/driver/sim_checks.h); at the end the engine must
 /// have settled, be balanced where the cluster allows it, have recovered
 /// without deciding differently, and its journal must replay bit for bit.
@@ -64,6 +67,7 @@ TEST(SimFaults, EverySeedKeepsEveryPromise) {
     uint64_t restarts = 0;
     uint64_t capacity_actions = 0;
     uint64_t capacity_plans = 0;
+    SimRunSummary::Crashes crashes;
     for (uint64_t seed = from; seed <= to; seed++) {
         events::Result<sim::Scenario> scenario = sim::random_scenario(seed);
         ASSERT_TRUE(scenario.ok()) << scenario.error().message;
@@ -86,6 +90,14 @@ TEST(SimFaults, EverySeedKeepsEveryPromise) {
         rounds += verdict.rounds;
         actions += verdict.actions;
         restarts += summary->engine_restarts;
+        const SimRunSummary::Crashes& c = summary->crashes;
+        crashes.mid_append += c.mid_append;
+        crashes.mid_round += c.mid_round;
+        crashes.mid_snapshot += c.mid_snapshot;
+        crashes.between_intent_and_submit += c.between_intent_and_submit;
+        crashes.between_submit_and_outcome += c.between_submit_and_outcome;
+        crashes.power_cuts += c.power_cuts;
+        crashes.power_cut_bytes_dropped += c.power_cut_bytes_dropped;
         capacity_actions += verdict.capacity_actions;
         capacity_plans += verdict.capacity_plans_checked;
     }
@@ -96,6 +108,21 @@ TEST(SimFaults, EverySeedKeepsEveryPromise) {
         // About a third of the seeds have capacities: the goals must act on them.
         EXPECT_GT(capacity_plans, 0u);
         EXPECT_GT(capacity_actions, 0u);
+    }
+    const auto n = [](uint64_t v) { return static_cast<unsigned long>(v); };
+    std::printf("seeds %lu-%lu: %lu crashes: %lu mid-append, %lu mid-round, %lu mid-snapshot, %lu between intent and "
+                "submit, %lu between submit and outcome; %lu power cuts (%lu unsynced bytes dropped)\n",
+                n(from), n(to), n(restarts), n(crashes.mid_append), n(crashes.mid_round), n(crashes.mid_snapshot),
+                n(crashes.between_intent_and_submit), n(crashes.between_submit_and_outcome), n(crashes.power_cuts),
+                n(crashes.power_cut_bytes_dropped));
+    if (to - from + 1 >= 50) {
+        // The crashes land where they are meant to.
+        EXPECT_GT(crashes.mid_append, 0u);
+        EXPECT_GT(crashes.mid_round, 0u);
+        EXPECT_GT(crashes.mid_snapshot, 0u);
+        EXPECT_GT(crashes.between_intent_and_submit, 0u);
+        EXPECT_GT(crashes.between_submit_and_outcome, 0u);
+        EXPECT_GT(crashes.power_cuts, 0u);
     }
     std::printf("seeds %lu-%lu: %lu rounds, %lu actions, %lu engine restarts; %lu plans judged against capacity "
                 "limits, %lu actions by the capacity goals\n",

@@ -5,11 +5,13 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <random>
 #include <set>
 #include <thread>
 #include <tuple>
 
 #include "actors/engine.h"
+#include "store/power_cut_fs.h"
 
 namespace ballast::driver {
 
@@ -70,8 +72,10 @@ private:
 
 events::Result<std::unique_ptr<actors::Engine>> start_engine(const SimRunOptions& options,
                                                              sim::SimCluster& cluster,
-                                                             DecisionCollector& decisions) {
+                                                             DecisionCollector& decisions,
+                                                             store::PowerCutFileSystem* fs) {
     actors::EngineOptions engine;
+    engine.journal_env = fs ? fs->env() : nullptr;
     engine.config = options.config;
     engine.journal_path = options.journal_path;
     engine.port = &cluster.port();
@@ -133,7 +137,9 @@ events::Result<SimRunSummary> run_simulation(const SimRunOptions& options) {
     const int64_t until_ms = options.until_ms >= 0 ? options.until_ms : scenario.duration_ms;
     sim::SimCluster cluster(scenario);
     DecisionCollector decisions;
-    events::Result<std::unique_ptr<actors::Engine>> started = start_engine(options, cluster, decisions);
+    const bool power_cuts = scenario.faults.engine_kills_cut_power;
+    std::shared_ptr<store::PowerCutFileSystem> fs = power_cuts ? store::PowerCutFileSystem::make() : nullptr;
+    events::Result<std::unique_ptr<actors::Engine>> started = start_engine(options, cluster, decisions, fs.get());
     if (!started) return started.error();
     std::unique_ptr<actors::Engine> engine = std::move(*started);
 
@@ -141,12 +147,69 @@ events::Result<SimRunSummary> run_simulation(const SimRunOptions& options) {
     std::vector<int64_t> kills = scenario.faults.engine_kills_ms;
     std::sort(kills.begin(), kills.end());
     size_t next_kill = 0;
+    // Where each crash lands: a number of actor messages from the seed. A
+    // step takes from a few dozen messages to tens of thousands (a metrics
+    // report reaches every partition); a count past the step lands in a later one.
+    std::mt19937_64 crash_random(scenario.seed ^ 0xc4a5'4000'0000'0000ULL);
+    std::uniform_int_distribution<uint64_t> crash_messages(1, 20'000);
+    // Half the crashes are aimed at a kind of moment (some are a couple of
+    // messages wide among thousands, and a count alone would rarely hit
+    // them): the crash comes after the 1st-5th message that leaves one under way.
+    auto arm_crash = [&] {
+        if (crash_random() % 2 == 0) {
+            engine->crash_after_messages(crash_messages(crash_random));
+            return;
+        }
+        const auto kind = static_cast<actors::CrashKind>(crash_random() % actors::crash_kind_count);
+        engine->crash_at(kind, 1 + crash_random() % 5);
+    };
+    // Each kill is a burst of crashes, one after each restart (a crash loop):
+    // more points hit per seed, and recovery from a recovery.
+    constexpr int crashes_per_kill = 3;
+    int crashes_left = 0;
     const auto wall_start = std::chrono::steady_clock::now();
+
+    // The crash: abandoned as it stands, the power cut if the scenario says
+    // so, started again on its journal and told the cluster's state.
+    std::function<events::Status(int64_t)> crash_and_restart;  // calls itself: a crash during the resync
+    crash_and_restart = [&](int64_t now_ms) -> events::Status {
+        if (fs) fs->cut();
+        const actors::CrashPoint point = engine->abandon();
+        engine.reset();
+        SimRunSummary::Crashes& c = summary.crashes;
+        c.mid_append += point.mid_append;
+        c.mid_round += point.mid_round;
+        c.mid_snapshot += point.mid_snapshot;
+        c.between_intent_and_submit += point.between_intent_and_submit;
+        c.between_submit_and_outcome += point.between_submit_and_outcome;
+        if (fs) {
+            events::Result<uint64_t> dropped = fs->restore();
+            if (!dropped) return dropped.error();
+            c.power_cuts++;
+            c.power_cut_bytes_dropped += *dropped;
+        }
+        started = start_engine(options, cluster, decisions, fs.get());
+        if (!started) {
+            return make_error(started.error().code,
+                              "engine restart at t+" + std::to_string(now_ms) + " ms: " + started.error().message);
+        }
+        engine = std::move(*started);
+        summary.engine_restarts++;
+        if (--crashes_left > 0) arm_crash();
+        std::vector<events::Event> state = cluster.resync();
+        summary.events_fed += state.size();
+        events::Status status = engine->feed(std::move(state));
+        if (status) status = engine->wait_idle();
+        if (!status && engine->crashed()) return crash_and_restart(now_ms);
+        return status;
+    };
 
     auto step = [&](std::vector<events::Event> fed, int64_t now_ms) -> events::Status {
         summary.events_fed += fed.size();
-        if (events::Status status = engine->feed(fed); !status) return status;
-        if (events::Status status = engine->wait_idle(); !status) return status;
+        events::Status status = engine->feed(fed);
+        if (status) status = engine->wait_idle();
+        if (!status && engine->crashed()) status = crash_and_restart(now_ms);
+        if (!status) return status;
         const std::vector<events::Event> decided = decisions.take();
         for (const events::Event& e : decided) {
             if (const auto* plan = std::get_if<events::ActionsPlanned>(&e.body)) {
@@ -162,14 +225,8 @@ events::Result<SimRunSummary> run_simulation(const SimRunOptions& options) {
     for (int64_t now_ms = scenario.tick_interval_ms; now_ms <= until_ms; now_ms += scenario.tick_interval_ms) {
         if (next_kill < kills.size() && kills[next_kill] <= now_ms) {
             while (next_kill < kills.size() && kills[next_kill] <= now_ms) next_kill++;
-            engine.reset();  // the actor system is destroyed: a crash between two steps
-            started = start_engine(options, cluster, decisions);
-            if (!started) {
-                return make_error(started.error().code, "engine restart at t+" + std::to_string(now_ms) +
-                                                            " ms: " + started.error().message);
-            }
-            engine = std::move(*started);
-            summary.engine_restarts++;
+            arm_crash();
+            crashes_left = crashes_per_kill;
         }
         if (options.realtime) {
             std::this_thread::sleep_until(wall_start + std::chrono::milliseconds(now_ms));

@@ -10,9 +10,19 @@
 /// cluster sees every request of a tick before it advances again. The run
 /// is therefore a pure function of the scenario, its seed and the config.
 ///
-/// Engine crashes (`Faults::engine_kills_ms`): at such a time the engine is
-/// destroyed between two steps and started again on the same journal; it
-/// recovers from its snapshot and tail and reconciles with the port.
+/// Engine crashes (`Faults::engine_kills_ms`): from such a time the engine
+/// runs a number of actor messages drawn from the scenario's seed (or, for
+/// half the crashes, up to the 1st-5th message after which a kind of work
+/// drawn from the seed is under way) and then stops dead, wherever that lands (mid-append, mid-round, mid-snapshot,
+/// between an intent and its admin call, between a submission and its
+/// outcome, or between two steps; three times in a row, each after the
+/// last restart): it is abandoned without draining
+/// (Engine::abandon), with a power cut under its journal if the scenario
+/// says so (every write not yet synced is lost), and started again on the
+/// same journal. It recovers from its snapshot and tail, adopts what was in
+/// flight, and is fed the cluster's state again (SimCluster::resync), as a
+/// poller that starts again reports it: the inputs it had not journaled are
+/// gone.
 
 #include <cstdint>
 #include <functional>
@@ -52,6 +62,16 @@ struct SimRunSummary {
     uint64_t rounds = 0;            // ActionsPlanned events
     uint64_t actions_accepted = 0;  // actions in them (released by the gate)
     uint64_t engine_restarts = 0;
+    /// What the crashes interrupted (a crash may count under several).
+    struct Crashes {
+        uint64_t mid_append = 0;
+        uint64_t mid_round = 0;
+        uint64_t mid_snapshot = 0;
+        uint64_t between_intent_and_submit = 0;
+        uint64_t between_submit_and_outcome = 0;
+        uint64_t power_cuts = 0;
+        uint64_t power_cut_bytes_dropped = 0;
+    } crashes;
     sim::SimCluster::Counters cluster;
     /// Rounds a recovered engine decided differently than before its crash.
     std::vector<std::string> recovery_divergences;
