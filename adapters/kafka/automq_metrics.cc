@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "adapters/kafka/metric_limits.h"
 #include "adapters/kafka/wire/wire_reader.h"
 
 namespace ballast::kafka {
@@ -85,7 +86,7 @@ void AutomqAggregator::add(const AutomqMetric& metric) {
     auto take = [&](uint8_t id, double& into, const char* name) {
         const std::optional<double> v = metric.value(id);
         if (!v) return;
-        if (!usable(*v)) {
+        if (!usable(*v) || (id == automq_ids::partition_size && !usable_size_bytes(*v))) {
             spdlog::warn("AutoMQ metric from broker {} for {}-{}: {} is {}; ignored", metric.broker_id, metric.topic,
                          metric.partition, name, *v);
             return;

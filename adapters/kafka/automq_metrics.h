@@ -80,7 +80,8 @@ public:
     void add(const AutomqMetric& metric);
     /// PartitionMetrics and BrokerMetrics per broker heard from since the
     /// last report, stamped `now_ms` (the engine's clock, not the brokers').
-    /// A value that is negative or not finite is dropped with a warning.
+    /// A value that is negative or not finite, or a size past
+    /// `metric_size_bytes_max`, is dropped with a warning.
     std::vector<events::Body> report(int64_t now_ms);
 
 private:

@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "adapters/kafka/metric_limits.h"
 #include "adapters/kafka/wire/wire_reader.h"
 
 namespace ballast::kafka {
@@ -87,7 +88,8 @@ events::Result<CruiseControlMetric> decode_cruise_control_metric(std::span<const
 }
 
 void CruiseControlAggregator::add(const CruiseControlMetric& m) {
-    if (!std::isfinite(m.value) || m.value < 0) {
+    if (!std::isfinite(m.value) || m.value < 0 ||
+        (m.scope == CruiseControlMetric::Scope::partition && !usable_size_bytes(m.value))) {
         spdlog::warn("Cruise Control metric type {} from broker {}{}: value {}; ignored", m.type, m.broker_id,
                      m.topic.empty() ? "" : " for " + m.topic, m.value);
         return;

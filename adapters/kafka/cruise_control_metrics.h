@@ -85,7 +85,8 @@ public:
     void add(const CruiseControlMetric& metric);
     /// PartitionMetrics and BrokerMetrics per alive broker heard from since
     /// the last report, stamped `now_ms` (the engine's clock). A negative or
-    /// non-finite value is dropped with a warning.
+    /// non-finite value, or a size past `metric_size_bytes_max`, is dropped
+    /// (in `add`) with a warning.
     std::vector<events::Body> report(const ClusterState& state, int64_t now_ms);
 
 private:

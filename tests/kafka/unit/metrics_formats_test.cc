@@ -12,6 +12,7 @@
 
 #include "adapters/kafka/automq_metrics.h"
 #include "adapters/kafka/cruise_control_metrics.h"
+#include "adapters/kafka/metric_limits.h"
 
 namespace ballast::kafka {
 namespace {
@@ -167,6 +168,23 @@ TEST(AutomqMetrics, ARoundBecomesPartitionAndBrokerMetricsPerBroker) {
     EXPECT_TRUE(aggregator.report(43'000).empty()) << "nothing heard since";
 }
 
+TEST(AutomqMetrics, ASizePastWhatAUint64HoldsIsDroppedNotConverted) {
+    AutomqAggregator aggregator;
+    for (const Bytes& b : {automq_partition(1, "orders", 0, {{0, 100}, {2, 1e30}}),
+                           automq_partition(1, "orders", 1, {{2, metric_size_bytes_max}})}) {
+        auto m = decode_automq_metric(b.bytes, "r");
+        ASSERT_TRUE(m.ok() && m->has_value());
+        aggregator.add(**m);
+    }
+    const std::vector<events::Body> out = aggregator.report(1000);
+    ASSERT_EQ(out.size(), 2u);
+    const auto& report = std::get<events::PartitionMetrics>(out[0]);
+    ASSERT_EQ(report.samples.size(), 2u);
+    EXPECT_EQ(report.samples[0].bytes_in_per_s, 100);
+    EXPECT_EQ(report.samples[0].size_bytes, 0u) << "1e30 bytes dropped";
+    EXPECT_EQ(report.samples[1].size_bytes, 9007199254740992u) << "the bound itself is kept";
+}
+
 // ---------------------------------------------------------------- Cruise Control
 
 Bytes cc_broker(int8_t type, int32_t broker, double value) {
@@ -281,6 +299,17 @@ TEST(CruiseControlMetrics, TopicRatesAreSharedByTheLeadersOnTheBroker) {
     EXPECT_EQ(totals.messages_in_per_s, 10);
     EXPECT_EQ(totals.size_bytes, 1000u);
     EXPECT_TRUE(aggregator.report(state, 8000).empty());
+}
+
+TEST(CruiseControlMetrics, APartitionSizePastWhatAUint64HoldsIsDroppedNotConverted) {
+    ClusterState state;
+    state.brokers[1] = BrokerState{1, "h", 1, "", false};
+    state.topics["orders"].partitions[0] = part({1}, 1, {1});
+    CruiseControlAggregator aggregator;
+    auto m = decode_cruise_control_metric(cc_partition(1, "orders", 0, 4.8e180).bytes, "r");
+    ASSERT_TRUE(m.ok()) << m.error().message;
+    aggregator.add(*m);
+    EXPECT_TRUE(aggregator.report(state, 7000).empty()) << "nothing usable heard from broker 1";
 }
 
 }  // namespace
