@@ -127,7 +127,7 @@ bool read_action(Reader& r, std::string_view in, events::Action* action, std::st
     if (!r.count(&size, 1)) return false;
     // Copy into 8-byte aligned memory for the verifier.
     std::vector<uint64_t> aligned((size + 7) / 8);
-    std::memcpy(aligned.data(), in.data() + r.offset(), size);
+    if (size > 0) std::memcpy(aligned.data(), in.data() + r.offset(), size);  // data() is null when empty
     for (uint32_t i = 0; i < size; i++) {
         char skip;
         r.raw(&skip);

@@ -67,7 +67,7 @@ Status check_event_record(uint64_t seq, std::string_view value, std::vector<uint
     if (Status status = check_record_named(what, value, &payload); !status) return status;
 
     aligned->resize((payload.size() + 7) / 8);
-    std::memcpy(aligned->data(), payload.data(), payload.size());
+    if (!payload.empty()) std::memcpy(aligned->data(), payload.data(), payload.size());  // data() may be null
     const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(aligned->data()),
                                          payload.size());
     if (Status status = events::verify(bytes); !status) {
