@@ -211,19 +211,25 @@ Result<std::vector<std::string>> parse_goal_list(const KeySpec& spec, std::strin
 }
 
 /// Levenshtein distance, two rolling rows: O(|a|·|b|) time, O(|b|) space.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
+/// Only distances up to `limit` matter to the caller: once a whole row is
+/// past it (a row's smallest entry never shrinks in the next), it returns
+/// limit + 1 without computing the rest.
+std::size_t edit_distance(std::string_view a, std::string_view b, std::size_t limit) {
     std::vector<std::size_t> previous(b.size() + 1);
     std::vector<std::size_t> current(b.size() + 1);
     for (std::size_t j = 0; j <= b.size(); ++j) previous[j] = j;
     for (std::size_t i = 1; i <= a.size(); ++i) {
         current[0] = i;
+        std::size_t row_min = current[0];
         for (std::size_t j = 1; j <= b.size(); ++j) {
             const std::size_t substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
             current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
+            row_min = std::min(row_min, current[j]);
         }
+        if (row_min > limit) return limit + 1;
         std::swap(previous, current);
     }
-    return previous[b.size()];
+    return std::min(previous[b.size()], limit + 1);
 }
 
 /// "unknown config key 'x' (did you mean 'y'?)". The hint is the known key
@@ -233,14 +239,22 @@ Error unknown_key(std::string_view key) {
     std::string message = "unknown config key '" + std::string(key) + "'";
     const KeySpec* closest = nullptr;
     std::size_t closest_distance = std::numeric_limits<std::size_t>::max();
+    const std::size_t distance_max = key.size() / 3;  // at most a third of the typed characters
     for (const KeySpec& spec : config_keys()) {
-        const std::size_t distance = edit_distance(key, spec.key);
+        // The distance is at least the difference in length: a known key
+        // whose length differs by more than distance_max is never offered.
+        // Skipping it keeps a long unknown key (a pasted blob, a binary line)
+        // from costing |key| x |known key| steps per known key.
+        const std::size_t length_gap =
+            key.size() > spec.key.size() ? key.size() - spec.key.size() : spec.key.size() - key.size();
+        if (length_gap > distance_max) continue;
+        const std::size_t distance = edit_distance(key, spec.key, distance_max);
         if (distance < closest_distance) {
             closest = &spec;
             closest_distance = distance;
         }
     }
-    if (closest != nullptr && closest_distance * 3 <= key.size()) {
+    if (closest != nullptr && closest_distance <= distance_max) {
         message += " (did you mean '" + std::string(closest->key) + "'?)";
     }
     return make_error(ErrorCode::invalid_argument, std::move(message));

@@ -405,6 +405,23 @@ TEST(ConfigUnknownKeys, FarFromEveryKeyHasNoHint) {
     EXPECT_EQ(set_message(config, "", "1"), "unknown config key ''");
 }
 
+TEST(ConfigUnknownKeys, AHintUpToAThirdOfTheTypedCharacters) {
+    Config config = Config::defaults();
+    // 23 characters, 6 inserted: within a third.
+    EXPECT_EQ(set_message(config, "ballast.log.levelxxxxxx", "info"),
+              "unknown config key 'ballast.log.levelxxxxxx' (did you mean 'ballast.log.level'?)");
+    // 17 characters, 6 changed: past a third.
+    EXPECT_EQ(set_message(config, "xxxxxxt.log.level", "info"), "unknown config key 'xxxxxxt.log.level'");
+}
+
+TEST(ConfigUnknownKeys, AHugeKeyIsRefusedWithoutComparingItToEveryKey) {
+    // A megabyte against ~100 keys of ~40 characters would be billions of steps.
+    Config config = Config::defaults();
+    const std::string key(1 << 20, 'k');
+    const std::string message = set_message(config, key, "1");
+    EXPECT_EQ(message.size(), key.size() + std::string("unknown config key ''").size());
+}
+
 // ------------------------------------------------------------ --set
 
 TEST(ConfigOverride, AppliesKeyEqualsValue) {
