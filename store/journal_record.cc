@@ -105,7 +105,7 @@ Status RunCursor::next(uint64_t* seq, std::string_view* record) {
     if (_legacy) {
         *record = _rest;
         _rest = {};
-        _next++;
+        advance();
         return {};
     }
     if (_rest.size() < run_length_size) {
@@ -124,8 +124,16 @@ Status RunCursor::next(uint64_t* seq, std::string_view* record) {
     }
     *record = _rest.substr(0, length);
     _rest.remove_prefix(length);
-    _next++;
+    advance();
     return {};
+}
+
+void RunCursor::advance() {
+    if (_next == _last) {
+        _done = true;
+    } else {
+        _next++;
+    }
 }
 
 Status RunCursor::finish() const {

@@ -171,7 +171,7 @@ private:
 class RunCursor {
 public:
     RunCursor(uint64_t first, uint64_t last, bool legacy, std::string_view value)
-        : _next(first), _last(last), _legacy(legacy), _rest(value) {}
+        : _next(first), _last(last), _done(first > last), _legacy(legacy), _rest(value) {}
     /// A cursor over the run stored under `key` (decode_run_key succeeded).
     static RunCursor of(std::string_view key, std::string_view value) {
         uint64_t first = 0;
@@ -181,7 +181,10 @@ public:
         (void)decoded;
         return RunCursor(first, last, key.size() == key_size, value);
     }
-    bool done() const { return _next > _last; }
+    /// A flag rather than next > last: a run that ends at the largest seq
+    /// (a damaged key can say so) would wrap next to 0 and never be done.
+    bool done() const { return _done; }
+    /// The seq of the record next() reads (meaningless once done).
     uint64_t next_seq() const { return _next; }
     /// The next record (crc + payload, unchecked) and its seq; an error when
     /// the framing does not hold it.
@@ -190,8 +193,11 @@ public:
     events::Status finish() const;
 
 private:
+    void advance();
+
     uint64_t _next;
     uint64_t _last;
+    bool _done;
     bool _legacy;
     std::string_view _rest;
 };

@@ -46,6 +46,31 @@ size_t offset_of_record(const std::string& run, size_t index) {
     return offset;
 }
 
+TEST(JournalRuns, ACursorStopsAtARunEndingAtTheLargestSeq) {
+    // A damaged key can claim the largest seq; next past it must not wrap to 0.
+    const uint64_t largest = UINT64_MAX;
+    RunCursor legacy = RunCursor::of(key_string(largest), "record");
+    uint64_t seq = 0;
+    std::string_view record;
+    ASSERT_TRUE(legacy.next(&seq, &record).ok());
+    EXPECT_EQ(seq, largest);
+    EXPECT_TRUE(legacy.done());
+    EXPECT_TRUE(legacy.finish().ok());
+
+    RunBuilder builder;
+    builder.add_record(largest - 1, "a");
+    builder.add_record(largest, "b");
+    RunCursor run = RunCursor::of(run_key(largest - 1, largest), builder.value());
+    int records = 0;
+    while (!run.done() && records < 3) {
+        ASSERT_TRUE(run.next(&seq, &record).ok());
+        records++;
+    }
+    EXPECT_EQ(records, 2);
+    EXPECT_EQ(record, "b");
+    EXPECT_TRUE(run.finish().ok());
+}
+
 TEST(JournalRuns, EachAppendIsOneRunSplitAtTheBound) {
     TempDir dir;
     {
