@@ -448,6 +448,9 @@ events::Result<Scenario> parse_scenario_json(std::string_view text, const std::s
     } catch (const json::parse_error& e) {
         return make_error(ErrorCode::invalid_argument,
                           origin + ": not JSON at byte " + std::to_string(e.byte) + ": " + e.what());
+    } catch (const json::exception& e) {
+        // A number past what a double holds (1e400) is out_of_range, not a parse_error.
+        return make_error(ErrorCode::invalid_argument, origin + ": not JSON: " + e.what());
     }
     std::variant<Scenario, ScenarioProblem> read = read_scenario_document(root);
     if (auto* problem = std::get_if<ScenarioProblem>(&read)) {

@@ -62,6 +62,7 @@ TEST(SimScenario, AFullScenarioParses) {
 TEST(SimScenario, ErrorsNameTheFieldAndWhatWasExpected) {
     EXPECT_EQ(error_of("{"), error_of("{")) << "deterministic";
     EXPECT_TRUE(contains(error_of("{"), "test.json: not JSON at byte"));
+    EXPECT_TRUE(contains(error_of("{\"seed\": 1e400}"), "test.json: not JSON: ")) << "a number past a double";
     EXPECT_TRUE(contains(error_of(R"({"brokers": [{"id": 1}], "flavour": "x"})"), "test.json: flavour: unknown field"));
     EXPECT_TRUE(contains(error_of(R"({"brokers": [{"id": 1}], "flavor": "kafka"})"),
                          "flavor: unknown flavor 'kafka' (expected apache or automq)"));
