@@ -109,51 +109,49 @@ uint64_t crash_seed() {
 
 constexpr int rounds = 30;
 
-TEST(JournalPowerCut, WithSyncOnEveryAcknowledgedAppendSurvives) {
+struct CutTotals {
+    uint64_t survived = 0;  // the journal's last seq after the last cut
+    uint64_t acked = 0;     // events acknowledged before the cuts
+    uint64_t lost = 0;      // events appended (acknowledged or not) that did not survive
+};
+
+/// `rounds` power cuts on one journal; checks what survived each
+/// (check_survivors) and, with sync on, that every acknowledged append did.
+CutTotals cut_rounds(bool sync) {
     const uint64_t seed = crash_seed();
     SCOPED_TRACE("reproduce with BALLAST_CRASH_SEED=" + std::to_string(seed));
     std::mt19937_64 random(seed);
     std::uniform_int_distribution<int> run_us(0, 40'000);
     testing::TempDir dir;
     const std::string path = dir / "journal";
-    uint64_t survived = 0;
-    uint64_t acked_total = 0;
+    CutTotals totals;
     for (int r = 1; r <= rounds; r++) {
         SCOPED_TRACE("round " + std::to_string(r));
         std::shared_ptr<PowerCutFileSystem> fs = PowerCutFileSystem::make();
-        const CutRound round = append_until_cut(path, true, *fs, seed + r, run_us(random));
-        const uint64_t last = check_survivors(path, round, survived);
-        EXPECT_GE(last, round.acked) << "an acknowledged append was lost";
-        acked_total += round.acked > survived ? round.acked - survived : 0;
-        survived = last;
+        const CutRound round = append_until_cut(path, sync, *fs, seed + r, run_us(random));
+        const uint64_t last = check_survivors(path, round, totals.survived);
+        if (sync) EXPECT_GE(last, round.acked) << "an acknowledged append was lost";
+        totals.acked += round.acked > totals.survived ? round.acked - totals.survived : 0;
+        totals.lost += round.appended > last ? round.appended - last : 0;
+        totals.survived = last;
     }
+    return totals;
+}
+
+TEST(JournalPowerCut, WithSyncOnEveryAcknowledgedAppendSurvives) {
+    const CutTotals totals = cut_rounds(true);
     // Meaningful only if appends were acknowledged before the cuts.
-    EXPECT_GT(acked_total, 0u);
-    std::printf("%d power cuts, sync on: journal ends at seq %" PRIu64 "\n", rounds, survived);
+    EXPECT_GT(totals.acked, 0u);
+    std::printf("%d power cuts, sync on: journal ends at seq %" PRIu64 "\n", rounds, totals.survived);
 }
 
 TEST(JournalPowerCut, WithSyncOffOnlyTheNewestAppendsAreLost) {
-    const uint64_t seed = crash_seed();
-    SCOPED_TRACE("reproduce with BALLAST_CRASH_SEED=" + std::to_string(seed));
-    std::mt19937_64 random(seed);
-    std::uniform_int_distribution<int> run_us(0, 40'000);
-    testing::TempDir dir;
-    const std::string path = dir / "journal";
-    uint64_t survived = 0;
-    uint64_t lost_total = 0;
-    for (int r = 1; r <= rounds; r++) {
-        SCOPED_TRACE("round " + std::to_string(r));
-        std::shared_ptr<PowerCutFileSystem> fs = PowerCutFileSystem::make();
-        const CutRound round = append_until_cut(path, false, *fs, seed + r, run_us(random));
-        const uint64_t last = check_survivors(path, round, survived);
-        lost_total += round.appended > last ? round.appended - last : 0;
-        survived = last;
-    }
+    const CutTotals totals = cut_rounds(false);
     // The file system really dropped what was not synced: without a sync,
     // acknowledged appends went with the power.
-    EXPECT_GT(lost_total, 0u);
+    EXPECT_GT(totals.lost, 0u);
     std::printf("%d power cuts, sync off: %" PRIu64 " appended events lost, journal ends at seq %" PRIu64 "\n",
-                rounds, lost_total, survived);
+                rounds, totals.lost, totals.survived);
 }
 
 }  // namespace

@@ -293,6 +293,15 @@ TEST(Engine, AnExceptionInAnActorStopsTheEngineWithItsText) {
         << status.error().message;
 }
 
+/// Recovery reports the decisions it makes again; each round once.
+std::vector<events::ActionsPlanned> each_round_once(const DecisionLog& log) {
+    std::map<uint64_t, events::ActionsPlanned> by_round;
+    for (const events::ActionsPlanned& p : log.plans()) by_round.emplace(p.round, p);
+    std::vector<events::ActionsPlanned> out;
+    for (auto& [round, plan] : by_round) out.push_back(plan);
+    return out;
+}
+
 /// Runs `events` through an engine, killing it (destroying the actor
 /// system) after each of `cuts` and starting it again from the journal.
 std::vector<events::ActionsPlanned> run_with_kills(const std::string& journal,
@@ -310,12 +319,7 @@ std::vector<events::ActionsPlanned> run_with_kills(const std::string& journal,
         feed_all(*engine, part);
         done = end;
     }
-    // Recovery reports the decisions it makes again; keep each round once.
-    std::map<uint64_t, events::ActionsPlanned> by_barrier;
-    for (const events::ActionsPlanned& p : log.plans()) by_barrier.emplace(p.round, p);
-    std::vector<events::ActionsPlanned> out;
-    for (auto& [round, plan] : by_barrier) out.push_back(plan);
-    return out;
+    return each_round_once(log);
 }
 
 /// Barrier seqs differ between runs (each start journals its config and
@@ -355,32 +359,30 @@ TEST(Engine, AKilledAndRecoveredEngineDecidesAsAnUninterruptedOne) {
     }
 }
 
-/// Inputs in the journal at `path` (the engine's own start events
-/// included); 0 if there is none yet.
-uint64_t journaled_inputs(const std::string& path) {
+/// Every event in the journal at `path` (none if there is no journal yet).
+std::vector<Event> journaled(const std::string& path) {
     store::JournalOptions read_only;
     read_only.read_only = true;
     read_only.create_if_missing = false;
     auto journal = store::Journal::open(path, read_only);
-    if (!journal.ok()) return 0;
+    if (!journal.ok()) return {};
     auto all = (*journal)->read((*journal)->first_seq(), (*journal)->last_seq());
     EXPECT_TRUE(all.ok()) << all.error().to_string();
+    return all.ok() ? std::move(*all) : std::vector<Event>{};
+}
+
+/// Inputs in the journal, the engine's own start events included.
+uint64_t journaled_inputs(const std::string& path) {
     uint64_t inputs = 0;
-    for (const Event& e : all.ok() ? *all : std::vector<Event>{}) inputs += events::is_decision(e.source) ? 0 : 1;
+    for (const Event& e : journaled(path)) inputs += events::is_decision(e.source) ? 0 : 1;
     return inputs;
 }
 
 /// The stream's events in the journal (the engine's start events are the
 /// operator's).
 uint64_t journaled_stream_events(const std::string& path) {
-    store::JournalOptions read_only;
-    read_only.read_only = true;
-    read_only.create_if_missing = false;
-    auto journal = store::Journal::open(path, read_only);
-    if (!journal.ok()) return 0;
-    auto all = (*journal)->read((*journal)->first_seq(), (*journal)->last_seq());
     uint64_t inputs = 0;
-    for (const Event& e : all.ok() ? *all : std::vector<Event>{}) {
+    for (const Event& e : journaled(path)) {
         inputs += !events::is_decision(e.source) && e.source != events::Source::operator_ ? 1 : 0;
     }
     return inputs;
@@ -452,12 +454,7 @@ TEST(Engine, AnEngineCrashedAtAnyActorMessageRecoversAndDecidesAsAnUninterrupted
                 << "the journal holds more or less than what was appended before the crash";
             next = journaled_stream_events(path);
         }
-        // Recovery reports the decisions it makes again; keep each round once.
-        std::map<uint64_t, events::ActionsPlanned> by_round;
-        for (const events::ActionsPlanned& p : log.plans()) by_round.emplace(p.round, p);
-        std::vector<events::ActionsPlanned> crashed;
-        for (auto& [round, plan] : by_round) crashed.push_back(plan);
-        EXPECT_EQ(decided(crashed), decided(uninterrupted));
+        EXPECT_EQ(decided(each_round_once(log)), decided(uninterrupted));
     }
     EXPECT_GE(crashes, 30);
     EXPECT_GT(mid_append, 0);
