@@ -130,7 +130,9 @@ CutTotals cut_rounds(bool sync) {
         std::shared_ptr<PowerCutFileSystem> fs = PowerCutFileSystem::make();
         const CutRound round = append_until_cut(path, sync, *fs, seed + r, run_us(random));
         const uint64_t last = check_survivors(path, round, totals.survived);
-        if (sync) EXPECT_GE(last, round.acked) << "an acknowledged append was lost";
+        if (sync) {
+            EXPECT_GE(last, round.acked) << "an acknowledged append was lost";
+        }
         totals.acked += round.acked > totals.survived ? round.acked - totals.survived : 0;
         totals.lost += round.appended > last ? round.appended - last : 0;
         totals.survived = last;

@@ -106,7 +106,9 @@ TEST(Executor, ADecisionDelayHandsTheActionsOverAtTheFirstTickPastIt) {
     // Submitted when they were handed over: after the Ticks that passed, before
     // the one that took the decision (the executor's clock is at 13,999).
     for (const Event& e : log.events()) {
-        if (std::holds_alternative<events::ActionSubmitted>(e.body)) EXPECT_EQ(e.time_ms, 13'999);
+        if (std::holds_alternative<events::ActionSubmitted>(e.body)) {
+            EXPECT_EQ(e.time_ms, 13'999);
+        }
     }
 }
 

@@ -58,7 +58,9 @@ TEST(EngineSnapshot, PiecesJoinToTheWholeEncoding) {
     ASSERT_GE(pieces.size(), 3u) << "a 3 MB snapshot in fewer than three pieces of ~1 MiB";
     std::string joined;
     for (size_t i = 0; i < pieces.size(); i++) {
-        if (i + 1 < pieces.size()) EXPECT_GE(pieces[i].size(), snapshot_piece_bytes) << "piece " << i;
+        if (i + 1 < pieces.size()) {
+            EXPECT_GE(pieces[i].size(), snapshot_piece_bytes) << "piece " << i;
+        }
         EXPECT_LT(pieces[i].size(), snapshot_piece_bytes + 1024) << "piece " << i << " far over the piece size";
         joined += pieces[i];
     }
