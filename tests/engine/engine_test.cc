@@ -340,14 +340,19 @@ std::vector<std::string> delay_of(uint64_t seed) {
     return {"ballast.planner.decision.delay.ms=2500"};
 }
 
+/// The seed's delay, and a small snapshot interval: recovery starts from a
+/// snapshot and replays a tail.
+events::Config recovery_config(uint64_t seed) {
+    std::vector<std::string> settings = delay_of(seed);
+    settings.push_back("ballast.snapshot.interval.events=25");
+    return test_config(settings);
+}
+
 TEST(Engine, AKilledAndRecoveredEngineDecidesAsAnUninterruptedOne) {
     for (uint64_t seed = 1; seed <= 30; seed++) {
         SCOPED_TRACE("seed " + std::to_string(seed));
         const std::vector<Event> events = testing::random_stream(seed);
-        // Small snapshot interval: recovery starts from a snapshot and replays a tail.
-        std::vector<std::string> settings = delay_of(seed);
-        settings.push_back("ballast.snapshot.interval.events=25");
-        const events::Config config = test_config(settings);
+        const events::Config config = recovery_config(seed);
         TempDir a, b;
         // The uninterrupted run's actors on the test's thread, the killed
         // one's on CAF's workers: the same decisions either way.
@@ -402,9 +407,7 @@ TEST(Engine, AnEngineCrashedAtAnyActorMessageRecoversAndDecidesAsAnUninterrupted
     for (uint64_t seed = 1; seed <= 30; seed++) {
         SCOPED_TRACE("seed " + std::to_string(seed));
         const std::vector<Event> events = testing::random_stream(seed);
-        std::vector<std::string> settings = delay_of(seed);
-        settings.push_back("ballast.snapshot.interval.events=25");
-        const events::Config config = test_config(settings);
+        const events::Config config = recovery_config(seed);
         TempDir a, b;
         const auto uninterrupted = run_with_kills(a / "journal", events, {}, config, 0);
         ASSERT_FALSE(uninterrupted.empty());
