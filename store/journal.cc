@@ -12,6 +12,7 @@
 #include "events/event_check.h"
 #include "store/journal_record.h"
 #include "store/journal_rocks.h"
+#include "store/journal_samples.h"
 #include "store/journal_wal.h"
 
 namespace ballast::store {
@@ -379,6 +380,15 @@ Result<uint64_t> Journal::append(std::span<events::Event> batch) {
         if (_run->full()) {
             write_batch.Put(_events_cf, _run->key(), _run->value());
             _run->clear();
+        }
+        if (auto* metrics = std::get_if<events::PartitionMetrics>(&event.body)) {
+            // In place: the caller routes this event, and a replay must see
+            // what the live run acted on (journal_samples.h).
+            round_samples(*metrics);
+            if (encode_compact_samples(event, &_compact)) {
+                _run->add(seq, {reinterpret_cast<const uint8_t*>(_compact.data()), _compact.size()});
+                continue;
+            }
         }
         _run->add(seq, _encoder.encode(event));
     }

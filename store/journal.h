@@ -140,6 +140,12 @@ struct RepairReport {
 /// (valid only during the call). Return false to stop early.
 using RecordVisitor = std::function<bool(uint64_t seq, std::span<const uint8_t> event_bytes)>;
 
+/// `event` as `Journal::append` stores it and every read returns it: a
+/// PartitionMetrics' sample values rounded to 11 significant bits (relative
+/// error under 0.05%; why, and the record they go into: journal_samples.h);
+/// any other event as it is. Rounding twice changes nothing.
+events::Event as_journaled(events::Event event);
+
 class Journal;
 class RunBuilder;  // journal_record.h
 struct WalDamage;  // journal_wal.h
@@ -215,7 +221,9 @@ public:
     Journal& operator=(const Journal&) = delete;
 
     /// Appends `batch` as one atomic WriteBatch (group commit): assigns each
-    /// event the next sequence number (written back into the event), and
+    /// event the next sequence number and rounds its samples (`as_journaled`;
+    /// both written back into the event, so the caller acts on what is
+    /// stored), and
     /// returns the last one once the batch is durable per the sync mode.
     /// A batch with an event that fails `events::check` is refused whole
     /// (invalid_argument), nothing written and no number handed out: the
@@ -314,6 +322,7 @@ private:
     std::atomic<uint64_t> _last_seq{0};
     events::Encoder _encoder;  // the writer's; reused across appends
     std::unique_ptr<RunBuilder> _run;  // the writer's; its buffer reused across appends
+    std::string _compact;  // the writer's: a compact samples record (journal_samples.h)
     std::vector<std::string> _warnings;
 };
 

@@ -20,6 +20,7 @@
 #include "store/crc32c.h"
 #include "store/journal.h"
 #include "store/journal_record.h"
+#include "store/journal_samples.h"
 
 namespace ballast::store {
 
@@ -341,6 +342,7 @@ Result<TransferReport> Journal::import_from(const std::string& file_path,
     // Events go in as runs, as appends write them (journal_record.h); the
     // export's checks made sure they are dense and in order.
     RunBuilder run;
+    std::string compact;
     uint64_t events_in_batch = 0;
     auto end_run = [&] {
         if (run.empty()) return;
@@ -353,7 +355,7 @@ Result<TransferReport> Journal::import_from(const std::string& file_path,
             batch.Put(journal._snapshots_cf, key_string(frame.seq), value);
         } else {
             if (run.full() || (!run.empty() && frame.seq != run.last() + 1)) end_run();
-            run.add(frame.seq, frame.payload);
+            run.add(frame.seq, stored_payload(frame.payload, &compact));
             events_in_batch++;
         }
         if (events_in_batch >= import_batch_events) {

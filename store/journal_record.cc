@@ -4,6 +4,7 @@
 
 #include "events/event.h"
 #include "store/crc32c.h"
+#include "store/journal_samples.h"
 
 namespace ballast::store {
 
@@ -66,6 +67,14 @@ Status check_event_record(uint64_t seq, std::string_view value, std::vector<uint
     std::span<const uint8_t> payload;
     if (Status status = check_record_named(what, value, &payload); !status) return status;
 
+    if (is_compact_samples(payload)) {
+        // Back to the event's flatbuffer, checked below like any other: the
+        // reader's callers see one form (journal_samples.h).
+        events::Event event;
+        if (Status status = decode_compact_samples(payload, what(), &event); !status) return status;
+        thread_local events::Encoder encoder;
+        payload = encoder.encode(event);
+    }
     aligned->resize((payload.size() + 7) / 8);
     if (!payload.empty()) std::memcpy(aligned->data(), payload.data(), payload.size());  // data() may be null
     const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(aligned->data()),

@@ -41,6 +41,7 @@
 #include "store/journal.h"
 #include "store/journal_record.h"
 #include "store/journal_rocks.h"
+#include "store/journal_samples.h"
 #include "store/journal_wal.h"
 
 namespace ballast::store {
@@ -383,6 +384,7 @@ Status Journal::write_salvage(const Salvage& s, const std::string& path, const s
     Journal& fresh = **opened;
     rocksdb::WriteBatch batch;
     RunBuilder run;
+    std::string compact;
     Status written;
     auto write = [&]() -> Status {
         const rocksdb::Status status = fresh._db->Write(rocksdb::WriteOptions(), &batch);
@@ -400,7 +402,7 @@ Status Journal::write_salvage(const Salvage& s, const std::string& path, const s
                     if (!written) return false;
                 }
             }
-            run.add(seq, bytes);
+            run.add(seq, stored_payload(bytes, &compact));
             return true;
         };
         if (Status walked = s.view->walk(report.first_seq, report.last_seq, &visit); !walked) return walked;

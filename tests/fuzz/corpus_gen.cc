@@ -20,6 +20,7 @@
 #include "events/config.h"
 #include "events/event.h"
 #include "store/journal_record.h"
+#include "store/journal_samples.h"
 #include "tests/support/event_gen.h"
 #include "tests/support/sample_events.h"
 
@@ -71,6 +72,35 @@ void journal_runs() {
     store::RunBuilder run;
     for (uint64_t seq = 1; seq <= 4; seq++) run.add(seq, events::encode(testing::sample_event_at(seq)));
     write("journal_record_fuzz", "run-1-4", std::string(1, '\x01') + run.key() + run.value());
+    // The same four with the samples report (seq 3) in its compact record,
+    // and a run of one report of many samples over two topics.
+    store::RunBuilder compact_run;
+    std::string compact;
+    for (uint64_t seq = 1; seq <= 4; seq++) {
+        const events::Event event = testing::sample_event_at(seq);
+        if (store::encode_compact_samples(event, &compact)) {
+            compact_run.add(seq, {reinterpret_cast<const uint8_t*>(compact.data()), compact.size()});
+        } else {
+            compact_run.add(seq, events::encode(event));
+        }
+    }
+    write("journal_record_fuzz", "run-1-4-compact", std::string(1, '\x01') + compact_run.key() + compact_run.value());
+    events::Event many = testing::sample_event_at(11);
+    auto& metrics = std::get<events::PartitionMetrics>(many.body);
+    metrics.topics = {"orders", "payments"};
+    metrics.samples.clear();
+    for (int32_t i = 0; i < 24; i++) {
+        metrics.samples.push_back({static_cast<uint32_t>(i / 12), i % 12 + (i % 12 > 8 ? 3 : 0), 1000.0 * i,
+                                   1500.0 * i, 10.0 * i, static_cast<uint64_t>(i) << 20});
+    }
+    many = store::as_journaled(many);
+    store::RunBuilder many_run;
+    if (store::encode_compact_samples(many, &compact)) {
+        many_run.add(11, {reinterpret_cast<const uint8_t*>(compact.data()), compact.size()});
+        write("journal_record_fuzz", "run-11-compact-24", std::string(1, '\x01') + many_run.key() + many_run.value());
+        // The bare payload after a key, for the harness's direct look at the decoder.
+        write("journal_record_fuzz", "compact-24", std::string(1, '\x01') + many_run.key() + compact);
+    }
     std::string record;
     store::encode_record(events::encode(testing::sample_event_at(7)), &record);
     write("journal_record_fuzz", "legacy-7", std::string(1, '\x00') + store::key_string(7) + record);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "events/event.h"
+#include "store/journal.h"
 
 namespace ballast::testing {
 
@@ -49,9 +50,10 @@ inline std::vector<events::Event> sample_events(uint64_t first, uint64_t count) 
     return out;
 }
 
-/// The event as the journal returns it: with its sequence number.
+/// The event as the journal returns it: with its sequence number, its
+/// samples rounded as an append stores them.
 inline events::Event sample_event_at(uint64_t seq) {
-    events::Event event = sample_event(seq);
+    events::Event event = store::as_journaled(sample_event(seq));
     event.seq = seq;
     return event;
 }

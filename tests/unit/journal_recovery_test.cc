@@ -72,19 +72,30 @@ TEST(JournalRecovery, ARecordShorterThanItsHeaderIsNamed) {
     expect_open_fails(dir / "j", "journal record seq 10: record of 2 bytes is shorter");
 }
 
+/// Cuts the last 8 bytes of the record at `seq` and recomputes its CRC, as a
+/// buggy writer would.
+void cut_record_with_good_crc(const std::filesystem::path& path, uint64_t seq) {
+    RawJournal raw(path);
+    raw.mutate(seq, [](std::string& v) {
+        std::string payload = v.substr(record_header_size);
+        payload.resize(payload.size() - 8);
+        encode_record({reinterpret_cast<const uint8_t*>(payload.data()), payload.size()}, &v);
+    });
+}
+
 TEST(JournalRecovery, BytesWithAGoodChecksumStillFaceTheVerifier) {
     TempDir dir;
     make_journal(dir / "j", 20);
-    {
-        RawJournal raw(dir / "j");
-        // Damage the flatbuffer, then recompute the CRC as a buggy writer would.
-        raw.mutate(7, [](std::string& v) {
-            std::string payload = v.substr(record_header_size);
-            payload.resize(payload.size() - 8);
-            encode_record({reinterpret_cast<const uint8_t*>(payload.data()), payload.size()}, &v);
-        });
-    }
-    expect_open_fails(dir / "j", "journal record seq 7: flatbuffers verifier rejected");
+    cut_record_with_good_crc(dir / "j", 6);  // a PartitionChanged: a flatbuffer
+    expect_open_fails(dir / "j", "journal record seq 6: flatbuffers verifier rejected");
+}
+
+TEST(JournalRecovery, ACompactSamplesRecordWithAGoodChecksumIsStillChecked) {
+    TempDir dir;
+    make_journal(dir / "j", 20);
+    cut_record_with_good_crc(dir / "j", 7);  // a PartitionMetrics: stored compact
+    expect_open_fails(dir / "j",
+                      "journal record seq 7: compact samples record: topic run of 1 samples is empty or more than");
 }
 
 TEST(JournalRecovery, ARecordUnderTheWrongKeyIsCaught) {
