@@ -6,9 +6,13 @@
 ///   BM_BarrierToPlan     from feeding the Tick that makes a round due to the
 ///                        journaled ActionsPlanned, at 100k and 1M partitions
 ///   peak RSS             of the process after the 1M-partition case
+///   BM_Recovery          a fresh engine on a journal of 10,000,000 events
+///                        (100,000 partitions, snapshots at the default
+///                        interval): from Engine::start to idle
 ///
 /// Goals: >= 500,000 events/s sustained; barrier-to-plan <= 100 ms
-/// at 100k and <= 1 s at 1M partitions; peak RSS <= 2 GB at 1M partitions.
+/// at 100k and <= 1 s at 1M partitions; peak RSS <= 2 GB at 1M partitions;
+/// recovery of a 10M-event journal <= 2 s.
 
 #include <benchmark/benchmark.h>
 
@@ -18,8 +22,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <string>
+#include <tuple>
 
 #include "actors/engine.h"
 #include "tests/support/temp_dir.h"
@@ -106,25 +112,32 @@ void feed_cluster(actors::Engine& engine, int32_t brokers, int32_t partitions) {
 }
 
 /// Metrics for every partition; brokers with a low id run hot (skew), so
-/// that planning has work to do.
+/// that planning has work to do. With `reports_max`, only that many
+/// PartitionMetrics and no broker report: a round cut short.
 void feed_metrics(actors::Engine& engine, int32_t brokers, int32_t partitions, int64_t time_ms,
-                  int32_t samples_per_event) {
+                  int32_t samples_per_event, uint64_t reports_max = UINT64_MAX) {
     std::vector<events::Event> batch;
     events::PartitionMetrics report;
     report.topics = {"bench"};
     report.sample_time_ms = time_ms;
-    for (int32_t p = 0; p < partitions; p++) {
+    uint64_t reports = 0;
+    for (int32_t p = 0; p < partitions && reports < reports_max; p++) {
         const int32_t b = p % brokers + 1;
         const double rate = 1024.0 * (b <= brokers / 4 ? 4 : 1) * (1 + p % 7);
         report.samples.push_back({0, p, rate, rate, rate / 100, static_cast<uint64_t>(rate * 3600)});
         if (static_cast<int32_t>(report.samples.size()) == samples_per_event) {
             batch.push_back({0, time_ms, events::Source::kafka_metrics, report});
+            reports++;
             report.samples.clear();
             if (batch.size() == 1'000) {
                 must(engine.feed(std::move(batch)));
                 batch.clear();
             }
         }
+    }
+    if (reports_max != UINT64_MAX) {
+        must(engine.feed(std::move(batch)));
+        return;
     }
     if (!report.samples.empty()) batch.push_back({0, time_ms, events::Source::kafka_metrics, report});
     // Every broker reports too: brokers without fresh metrics neither give nor take load.
@@ -222,6 +235,222 @@ void BM_BarrierToPlan(benchmark::State& state) {
 BENCHMARK(BM_BarrierToPlan)
     ->Args({100'000, 100})
     ->Args({1'000'000, 1'000})
+    ->UseManualTime()
+    ->Iterations(3)
+    ->Unit(benchmark::kMillisecond);
+
+// ---------------------------------------------------------------- recovery
+
+/// The engine as `ballast run` configures it, but for the journal's sync
+/// (off, as in the other cases: the fsyncs are not what recovery pays) and
+/// the metrics' staleness (a day, as above: the samples' times are the feed's).
+/// The snapshot interval and the detect interval are the defaults: what
+/// recovery replays is what they leave.
+events::Config recovery_config() {
+    events::Config c = events::Config::defaults();
+    for (const char* s : {"ballast.journal.sync=false", "ballast.cluster.flavor=automq",
+                          "autobalancer.controller.metrics.delay.ms=86400000"}) {
+        if (!c.apply_override(s).ok()) std::abort();
+    }
+    return c;
+}
+
+/// A journal of about `events` events written through the engine, built
+/// once per process and size (10M events take ~10-20 s) and kept, as the
+/// engine left it when it stopped, for every recovery to start from. The
+/// cluster and metrics are BM_Ingest's: 100 brokers, 100,000 partitions,
+/// rounds of a metrics report per partition (`samples_per_event` samples an
+/// event) and the broker's report, 10 s apart in event time, each followed
+/// by ten Ticks a second apart (so rounds are planned every detect interval,
+/// and a tail may hold one to plan again).
+///
+/// Where the engine stops decides the tail a restart replays: anywhere from
+/// none to just short of the snapshot interval. A round of one-sample
+/// reports is as long as the default interval (100,000 events), so rounds
+/// that end at a snapshot would leave almost none. The build stops instead
+/// `tail` events after the newest snapshot (metrics reports of a round cut
+/// short): the tail the figure is for, 99,000 for the worst a restart meets
+/// (at 100,000 the next snapshot would be written; the restart's own two
+/// start events stay short of it too, so no snapshot is written in the
+/// timed recovery).
+class RecoveryJournal {
+public:
+    struct Built {
+        std::string path;
+        uint64_t events = 0;             // the journal's last seq
+        uint64_t snapshot_seq = 0;       // the newest snapshot's
+        uint64_t snapshot_bytes = 0;     // its encoded size
+        uint64_t disk_bytes = 0;
+        double build_s = 0;
+    };
+
+    static const Built& get(uint64_t events, int32_t samples_per_event, uint64_t tail) {
+        std::unique_ptr<RecoveryJournal>& slot = instances()[{events, samples_per_event, tail}];
+        if (!slot) slot.reset(new RecoveryJournal(events, samples_per_event, tail));
+        return slot->_built;
+    }
+
+private:
+    using Key = std::tuple<uint64_t, int32_t, uint64_t>;
+    static std::map<Key, std::unique_ptr<RecoveryJournal>>& instances() {
+        static std::map<Key, std::unique_ptr<RecoveryJournal>> map;
+        return map;
+    }
+
+    RecoveryJournal(uint64_t events, int32_t samples_per_event, uint64_t tail) {
+        const int32_t brokers = 100;
+        const int32_t partitions = 100'000;
+        _built.path = _dir / "journal";
+        const auto started = Clock::now();
+        {
+            actors::EngineOptions options;
+            options.config = recovery_config();
+            options.journal_path = _built.path;
+            auto engine = actors::Engine::start(std::move(options));
+            if (!engine) {
+                std::fprintf(stderr, "%s\n", engine.error().to_string().c_str());
+                std::abort();
+            }
+            actors::Engine& e = **engine;
+            feed_cluster(e, brokers, partitions);
+            int64_t time_ms = 10'000;
+            const uint64_t round_events = static_cast<uint64_t>(partitions / samples_per_event) + 11;
+            while (e.journal()->last_seq() + round_events + tail < events) {
+                feed_metrics(e, brokers, partitions, time_ms, samples_per_event);
+                std::vector<events::Event> ticks;
+                for (int64_t t = time_ms; t < time_ms + 10'000; t += 1'000) {
+                    ticks.push_back({0, t, events::Source::clock, events::Tick{t}});
+                }
+                must(e.feed(std::move(ticks)));
+                // Idle once a round: the journal's count is then exact for the
+                // loop's test, and a snapshot asked for is written.
+                must(e.wait_idle());
+                time_ms += 10'000;
+            }
+            // The round cut short: `tail` events after the newest snapshot.
+            auto newest = e.journal()->snapshot_seqs();
+            const uint64_t snapshot_seq = newest && !newest->empty() ? newest->back() : 0;
+            const uint64_t last_seq = e.journal()->last_seq();
+            if (snapshot_seq + tail > last_seq) {
+                feed_metrics(e, brokers, partitions, time_ms, samples_per_event, snapshot_seq + tail - last_seq);
+            }
+            must(e.wait_idle());
+            // The engine stops as on SIGTERM: what it holds is journaled, the
+            // memtable's appends still only in the write-ahead log.
+        }
+        _built.build_s = std::chrono::duration<double>(Clock::now() - started).count();
+        store::JournalOptions read_only;
+        read_only.read_only = true;
+        read_only.verify_tail = false;
+        auto journal = store::Journal::open(_built.path, read_only);
+        if (!journal) {
+            std::fprintf(stderr, "%s\n", journal.error().to_string().c_str());
+            std::abort();
+        }
+        _built.events = (*journal)->last_seq();
+        auto snapshot = (*journal)->newest_snapshot();
+        if (!snapshot || !*snapshot) {
+            std::fprintf(stderr, "recovery journal: no snapshot\n");
+            std::abort();
+        }
+        _built.snapshot_seq = (**snapshot).seq;
+        _built.snapshot_bytes = (**snapshot).bytes.size();
+        _built.disk_bytes = (*journal)->disk_size_bytes();
+    }
+
+    testing::TempDir _dir;
+    Built _built;
+};
+
+/// A copy of the journal at `from` into `to` that the copy's opener may
+/// change freely: table files are never written after they are made, so
+/// they are hard links (a 10M-event journal is GBs of them); the rest (logs,
+/// manifest, options, info log) are copied.
+void copy_journal(const std::string& from, const std::string& to) {
+    namespace fs = std::filesystem;
+    fs::create_directories(to);
+    for (const fs::directory_entry& entry : fs::directory_iterator(from)) {
+        const fs::path target = fs::path(to) / entry.path().filename();
+        if (entry.path().extension() == ".sst") {
+            fs::create_hard_link(entry.path(), target);
+        } else {
+            fs::copy_file(entry.path(), target);
+        }
+    }
+}
+
+/// From Engine::start on a copy of the journal the build left (open, the
+/// tail's check, the newest snapshot read and decoded, the partition table
+/// restored, the tail replayed quietly, the start events journaled) to the
+/// engine idle. Each iteration starts from the same bytes (copy_journal),
+/// out of the page cache: the build just wrote them (a cold start after a
+/// reboot reads them from disk as well).
+/// Also timed apart, on another copy: the journal's open alone (with the
+/// write-ahead log's replay into a table file and the tail's check), and the
+/// newest snapshot's read and decode.
+void BM_Recovery(benchmark::State& state) {
+    const auto events = static_cast<uint64_t>(state.range(0));
+    const auto samples_per_event = static_cast<int32_t>(state.range(1));
+    const auto tail = static_cast<uint64_t>(state.range(2));
+    const RecoveryJournal::Built& built = RecoveryJournal::get(events, samples_per_event, tail);
+    uint64_t tail_events = 0;
+    double open_ms = 0;
+    double snapshot_load_ms = 0;
+    for (auto _ : state) {
+        {
+            testing::TempDir scratch;
+            copy_journal(built.path, scratch / "journal");
+            const auto opening = Clock::now();
+            store::JournalOptions options;
+            options.sync = false;
+            auto journal = store::Journal::open(scratch / "journal", options);
+            if (!journal) {
+                state.SkipWithError(journal.error().message.c_str());
+                break;
+            }
+            const auto loading = Clock::now();
+            auto snapshot = (*journal)->newest_snapshot();
+            if (!snapshot || !*snapshot || !actors::decode_snapshot((**snapshot).bytes)) {
+                state.SkipWithError("the newest snapshot does not read");
+                break;
+            }
+            const auto loaded = Clock::now();
+            open_ms += std::chrono::duration<double, std::milli>(loading - opening).count();
+            snapshot_load_ms += std::chrono::duration<double, std::milli>(loaded - loading).count();
+        }
+        testing::TempDir scratch;
+        copy_journal(built.path, scratch / "journal");
+        const auto start = Clock::now();
+        actors::EngineOptions options;
+        options.config = recovery_config();
+        options.journal_path = scratch / "journal";
+        auto engine = actors::Engine::start(std::move(options));
+        if (!engine) {
+            state.SkipWithError(engine.error().message.c_str());
+            break;
+        }
+        must((*engine)->wait_idle());
+        state.SetIterationTime(std::chrono::duration<double>(Clock::now() - start).count());
+        tail_events = (*engine)->recovered_seq() - (*engine)->snapshot_seq();
+        engine->reset();  // stopped outside the timing
+    }
+    const auto iterations = static_cast<double>(state.iterations());
+    state.counters["events"] = static_cast<double>(built.events);
+    state.counters["tail_events"] = static_cast<double>(tail_events);
+    state.counters["snapshot_seq"] = static_cast<double>(built.snapshot_seq);
+    state.counters["snapshot_MiB"] = static_cast<double>(built.snapshot_bytes) / (1 << 20);
+    state.counters["journal_GiB"] = static_cast<double>(built.disk_bytes) / (1 << 30);
+    state.counters["build_s"] = built.build_s;
+    state.counters["open_ms"] = open_ms / iterations;
+    state.counters["snapshot_load_ms"] = snapshot_load_ms / iterations;
+    state.counters["samples_per_event"] = samples_per_event;
+}
+// 10M events of one sample each, the worst tail: the figure. 1M: a short
+// run while developing.
+BENCHMARK(BM_Recovery)
+    ->ArgNames({"events", "samples_per_event", "tail"})
+    ->Args({10'000'000, 1, 99'000})
+    ->Args({1'000'000, 1, 99'000})
     ->UseManualTime()
     ->Iterations(3)
     ->Unit(benchmark::kMillisecond);
