@@ -23,9 +23,10 @@
 ///   ./build/bench/journal_size_bench --benchmark_filter=JournalDay --hours=24
 ///   (short runs while developing: --sample_rounds=5, --hours=0.25)
 ///
-/// Both write under $TMPDIR (or /tmp) and remove what they wrote. A day at
-/// today's ~40 encoded bytes a sample writes ~35 GB of log and keeps most of
-/// it in table files: mind the free space.
+/// Both write under $TMPDIR (or /tmp) and remove what they wrote. A day is
+/// 864M samples: while a sample is a 40-byte flatbuffer struct that RocksDB's
+/// compression does not shrink (its doubles are noise to LZ4), ~35 GB of log
+/// and nearly as much in table files: mind the free space.
 ///
 /// Counters: bytes_per_sample (on disk, everything), encoded_bytes_per_sample
 /// (the events as flatbuffers, before RocksDB: the codec's part),
