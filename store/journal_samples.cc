@@ -192,36 +192,59 @@ bool encode_compact_samples(const events::Event& event, std::string* out) {
     out->push_back(static_cast<char>(event.source));
     put_varint(out, zigzag(metrics->broker_id));
     put_varint(out, zigzag(metrics->sample_time_ms));
+    // Topic names front-coded: the adapters list them in name order, and a
+    // name shares most of its start with the one before.
     put_varint(out, metrics->topics.size());
+    const std::string* previous = nullptr;
     for (const std::string& topic : metrics->topics) {
-        put_varint(out, topic.size());
-        out->append(topic);
+        size_t shared = 0;
+        if (previous) {
+            while (shared < previous->size() && shared < topic.size() && (*previous)[shared] == topic[shared]) shared++;
+        }
+        put_varint(out, shared);
+        put_varint(out, topic.size() - shared);
+        out->append(topic, shared);
+        previous = &topic;
     }
-    // Topic runs: consecutive samples of one topic.
+    // Topic runs: consecutive samples of one topic, each with whether its
+    // partitions go up.
     std::string runs;
+    std::string partitions;
     size_t run_count = 0;
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
-        while (j < n && samples[j].topic_index == samples[i].topic_index) j++;
+        bool ascending = true;
+        for (; j < n && samples[j].topic_index == samples[i].topic_index; j++) {
+            ascending = ascending && samples[j].partition > samples[j - 1].partition;
+        }
         put_varint(&runs, samples[i].topic_index);
-        put_varint(&runs, j - i);
+        put_varint(&runs, (uint64_t{j - i} << 1) | (ascending ? 1 : 0));
         run_count++;
+        // Partitions: the first as it is, each next as its difference from
+        // the one before (less one when they go up, else zigzag). A broker's
+        // report lists a topic's partitions in order, spaced by about the
+        // broker count: short varints, and a repeated spacing that block
+        // compression takes away.
+        put_varint(&partitions, static_cast<uint64_t>(samples[i].partition));
+        for (size_t k = i + 1; k < j; k++) {
+            const int64_t step = int64_t{samples[k].partition} - samples[k - 1].partition;
+            put_varint(&partitions, ascending ? static_cast<uint64_t>(step - 1) : zigzag(step));
+        }
         i = j;
     }
     put_varint(out, run_count);
     out->append(runs);
-    // Partitions: the first of a run as it is, each next as its difference
-    // from the one before (zigzag). A broker's report lists a topic's
-    // partitions in order, spaced by about the broker count: short varints,
-    // and a repeated spacing that block compression takes away.
-    for (size_t i = 0; i < n; i++) {
-        const bool first = i == 0 || samples[i].topic_index != samples[i - 1].topic_index;
-        const int64_t partition = samples[i].partition;
-        put_varint(out, first ? static_cast<uint64_t>(partition) : zigzag(partition - samples[i - 1].partition));
-    }
+    out->append(partitions);
     const size_t planes_at = out->size();
     out->resize(planes_at + 2 * codes.size());
     char* plane = out->data() + planes_at;
+    // Bytes out, messages in and size as their code's difference from bytes
+    // in's (modulo 2^16): a code is close to a logarithm, so that is close to
+    // the log of their ratio (the topic's fan-out, record size, retention
+    // time), which neighbouring samples share: a high byte that repeats.
+    for (size_t i = 0; i < n; i++) {
+        for (int c = 1; c < columns; c++) codes[c * n + i] = static_cast<uint16_t>(codes[c * n + i] - codes[i]);
+    }
     for (int c = 0; c < columns; c++) {
         const uint16_t* column = codes.data() + c * n;
         for (size_t i = 0; i < n; i++) *plane++ = static_cast<char>(column[i] >> 8);
@@ -266,14 +289,22 @@ Status decode_compact_samples(std::span<const uint8_t> payload, const std::strin
                " bytes left");
     }
     for (uint64_t t = 0; t < topic_count && !r.failed(); t++) {
+        const uint64_t shared = r.varint("topic name's shared start");
         const uint64_t length = r.varint("topic name length");
         if (r.failed()) break;
+        const size_t previous = metrics.topics.empty() ? 0 : metrics.topics.back().size();
+        if (shared > previous) {
+            r.fail("topic name shares " + std::to_string(shared) + " bytes with one of " + std::to_string(previous));
+            break;
+        }
         if (length > r.left()) {
             r.fail("topic name length " + std::to_string(length) + " runs past the end");
             break;
         }
-        std::span<const uint8_t> name = r.take(length, "topic name");
-        metrics.topics.emplace_back(reinterpret_cast<const char*>(name.data()), name.size());
+        std::span<const uint8_t> rest = r.take(length, "topic name");
+        std::string name = metrics.topics.empty() ? std::string() : metrics.topics.back().substr(0, shared);
+        name.append(reinterpret_cast<const char*>(rest.data()), rest.size());
+        metrics.topics.push_back(std::move(name));
     }
     const uint64_t run_count = r.varint("topic run count");
     // Each run takes at least 2 bytes, each sample at least 9 (a partition's
@@ -282,10 +313,17 @@ Status decode_compact_samples(std::span<const uint8_t> payload, const std::strin
     if (!r.failed() && run_count > r.left() / 2) {
         r.fail("topic run count " + std::to_string(run_count) + " is more than the bytes left hold");
     }
+    struct Run {
+        size_t first = 0;
+        size_t end = 0;
+        bool ascending = false;
+    };
+    std::vector<Run> runs;
     for (uint64_t g = 0; g < run_count && !r.failed(); g++) {
         const uint64_t topic_index = r.varint("topic index");
-        const uint64_t count = r.varint("topic run size");
+        const uint64_t count_and_order = r.varint("topic run size");
         if (r.failed()) break;
+        const uint64_t count = count_and_order >> 1;
         if (topic_index >= metrics.topics.size()) {
             r.fail("topic index " + std::to_string(topic_index) + " is past its " +
                    std::to_string(metrics.topics.size()) + " topics");
@@ -295,27 +333,29 @@ Status decode_compact_samples(std::span<const uint8_t> payload, const std::strin
             r.fail("topic run of " + std::to_string(count) + " samples is empty or more than the bytes left hold");
             break;
         }
+        runs.push_back({metrics.samples.size(), metrics.samples.size() + count, (count_and_order & 1) != 0});
         events::PartitionSample s;
         s.topic_index = static_cast<uint32_t>(topic_index);
         metrics.samples.insert(metrics.samples.end(), count, s);
     }
-    for (size_t i = 0; i < metrics.samples.size() && !r.failed(); i++) {
-        const bool first = i == 0 || metrics.samples[i].topic_index != metrics.samples[i - 1].topic_index;
-        const uint64_t stored = r.varint("partition");
-        if (r.failed()) break;
-        // Kept inside 2^33 before adding: no overflow, and any id out of
-        // range stays out of range.
-        constexpr int64_t bound = int64_t{1} << 33;
-        const int64_t step = first ? static_cast<int64_t>(std::min<uint64_t>(stored, bound))
-                                   : std::clamp(unzigzag(stored), -bound, bound);
-        const int64_t partition = (first ? 0 : int64_t{metrics.samples[i - 1].partition}) + step;
-        if (partition < 0 || partition > std::numeric_limits<int32_t>::max()) {
-            r.fail("sample " + std::to_string(i) + "'s partition is not a partition id (" +
-                   (first ? "stored " : "the one before plus ") + std::to_string(first ? stored : unzigzag(stored)) +
-                   ")");
-            break;
+    for (const Run& run : runs) {
+        for (size_t i = run.first; i < run.end && !r.failed(); i++) {
+            const uint64_t stored = r.varint("partition");
+            if (r.failed()) break;
+            // Kept inside 2^33 before adding: no overflow, and any id out of
+            // range stays out of range.
+            constexpr int64_t bound = int64_t{1} << 33;
+            const int64_t step = i == run.first  ? static_cast<int64_t>(std::min<uint64_t>(stored, bound))
+                                 : run.ascending ? static_cast<int64_t>(std::min<uint64_t>(stored, bound)) + 1
+                                                 : std::clamp(unzigzag(stored), -bound, bound);
+            const int64_t partition = (i == run.first ? 0 : int64_t{metrics.samples[i - 1].partition}) + step;
+            if (partition < 0 || partition > std::numeric_limits<int32_t>::max()) {
+                r.fail("sample " + std::to_string(i) + "'s partition " + std::to_string(partition) +
+                       " is not a partition id");
+                break;
+            }
+            metrics.samples[i].partition = static_cast<int32_t>(partition);
         }
-        metrics.samples[i].partition = static_cast<int32_t>(partition);
     }
     const size_t n = metrics.samples.size();
     if (!r.failed() && r.left() != 2 * columns * n) {
@@ -324,11 +364,14 @@ Status decode_compact_samples(std::span<const uint8_t> payload, const std::strin
     }
     if (r.failed()) return r.status();
     std::span<const uint8_t> planes = r.take(2 * columns * n, "codes");
+    const uint8_t* in_high = planes.data();
+    const uint8_t* in_low = in_high + n;
     for (int c = 0; c < columns; c++) {
         const uint8_t* high = planes.data() + 2 * c * n;
         const uint8_t* low = high + n;
         for (size_t i = 0; i < n; i++) {
-            const auto code = static_cast<uint16_t>((high[i] << 8) | low[i]);
+            const uint16_t in_code = c == 0 ? 0 : static_cast<uint16_t>((in_high[i] << 8) | in_low[i]);
+            const auto code = static_cast<uint16_t>(((high[i] << 8) | low[i]) + in_code);
             double value = 0;
             if (!value_of(code, &value) || (c == 3 && value != std::floor(value))) {
                 return make_error(ErrorCode::corruption,

@@ -33,13 +33,17 @@
 ///   u32 0xFFFFFFFF     marker: never a flatbuffer's size prefix (< 2 GiB)
 ///   u8  format         1
 ///   varint seq, zigzag time_ms, u8 source, zigzag broker_id, zigzag sample_time_ms
-///   varint topic count, then each topic: varint length, bytes
-///   varint topic run count, then each run: varint topic index, varint count
-///       (consecutive samples of one topic; the samples keep their order)
-///   each sample's partition: the first of a run as a varint, each next as
-///       the zigzag varint of its difference from the one before
-///   4 columns of codes (bytes in, bytes out, messages in, size), each as
-///       n high bytes then n low bytes
+///   varint topic count, then each topic name front-coded: varint bytes
+///       shared with the name before, varint length of the rest, the rest
+///   varint topic run count, then each run: varint topic index, varint
+///       count << 1 | ascending (consecutive samples of one topic, in
+///       order; ascending: each partition above the one before)
+///   each run's partitions: the first as a varint, each next as a varint of
+///       its difference from the one before, less one when the run is
+///       ascending, zigzag when not
+///   4 columns of codes (bytes in, then bytes out, messages in and size as
+///       their code less bytes in's, modulo 2^16), each as n high bytes
+///       then n low bytes
 ///
 /// The reader turns the record back into the event's flatbuffer and checks
 /// it like any other (journal_record.cc, check_event_record).
