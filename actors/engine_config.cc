@@ -61,6 +61,7 @@ EngineSettings settings_from(const events::Config& c) {
     s.detect_interval_ms = c.get_int64(prefix + "anomaly.detect.interval.ms");
     s.decision_delay_ms = c.get_int64("ballast.planner.decision.delay.ms");
     s.snapshot_interval_events = static_cast<uint64_t>(c.get_int64("ballast.snapshot.interval.events"));
+    s.snapshot_interval_samples = static_cast<uint64_t>(c.get_int64("ballast.snapshot.interval.samples"));
     s.retention_ms = c.get_int64("ballast.journal.retention.ms");
     s.default_capacity.network_in_bytes_per_s =
         c.get_double("ballast.broker.capacity.network.in.bytes.per.s");

@@ -25,6 +25,7 @@ struct EngineSettings {
     /// its barrier (or before an event for the scheduler, if sooner).
     int64_t decision_delay_ms = 0;
     uint64_t snapshot_interval_events = 100'000;
+    uint64_t snapshot_interval_samples = 5'000'000;
     int64_t retention_ms = 0;
     goals::Capacity default_capacity;
     /// `ballast.broker.capacity.overrides`: a broker listed here has these

@@ -189,6 +189,7 @@ void start_barrier(RouterSelf* self, BarrierKind kind) {
         draft.seq = b.seq;
         draft.router = st.memory;
         draft.router.last_snapshot_seq = b.seq;
+        st.samples_since_snapshot = 0;
         draft.config_properties = st.config.to_properties_text();
         draft.topics = st.topics;
     }
@@ -324,8 +325,8 @@ Gate gate(const RouterState& st, const events::Event& e) {
     return outcome ? Gate::pass : Gate::decision_first;
 }
 
-/// Another `snapshot_interval_events` routed since the last snapshot, and
-/// none being written. (Which seqs get snapshots depends on how fast they
+/// Another `snapshot_interval_events` (or `snapshot_interval_samples`)
+/// routed since the last snapshot, and none being written. (Which seqs get snapshots depends on how fast they
 /// are written; decisions do not: a snapshot barrier plans nothing.)
 bool snapshot_due(const RouterState& st) {
     const RouterMemory& m = st.memory;
@@ -333,7 +334,8 @@ bool snapshot_due(const RouterState& st) {
     // hold the scheduler's memory of it but not its effects.
     return st.snapshots && !st.barrier.active && !st.round.active && !st.snapshot_writing &&
            m.last_seq > st.quiet_until_seq &&
-           m.last_seq - m.last_snapshot_seq >= st.settings.snapshot_interval_events;
+           (m.last_seq - m.last_snapshot_seq >= st.settings.snapshot_interval_events ||
+            st.samples_since_snapshot >= st.settings.snapshot_interval_samples);
 }
 
 /// Tells observers outside the actor system how far routing got, once per

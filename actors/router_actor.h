@@ -63,6 +63,10 @@ struct RouterState {
     /// A captured snapshot is being written (beside the stream): no next
     /// one until it is, and idle waits for it.
     bool snapshot_writing = false;
+    /// Partition samples routed since the newest snapshot's event: they, not
+    /// the events, are most of what a restart replays. Not in the snapshot:
+    /// a recovery starts counting at its snapshot, as the live run did.
+    uint64_t samples_since_snapshot = 0;
 
     // Topology.
     std::vector<std::string> topics;                     // router topic index -> name

@@ -128,6 +128,7 @@ void route_partition_changed(RouterSelf* self, const events::Event& e, const eve
 
 void route_partition_metrics(RouterSelf* self, const events::Event& e, const events::PartitionMetrics& m) {
     RouterState& st = self->state;
+    st.samples_since_snapshot += m.samples.size();
     // A broker's freshness moves only forward: a report no newer than the
     // last one passed on changes nothing, and is not sent (a reporter that
     // writes one event per partition would otherwise double the messages).

@@ -14,7 +14,8 @@
 ///                       per broker in one append, and a Tick each second in
 ///                       an append of its own; a snapshot of the engine's
 ///                       state at 100,000 partitions every
-///                       ballast.snapshot.interval.events events, and
+///                       ballast.snapshot.interval.events events or
+///                       ballast.snapshot.interval.samples samples, and
 ///                       retention after each, as the engine does. Time moves
 ///                       only through the events' times. Goal: <= 10 GiB
 ///                       after 24 h.
@@ -261,6 +262,7 @@ store::RetentionReport apply_engine_retention(Journal& journal, int64_t now_ms, 
 void BM_JournalDay(benchmark::State& state) {
     const events::Config config = events::Config::defaults();
     const auto snapshot_interval_events = static_cast<uint64_t>(config.get_int64("ballast.snapshot.interval.events"));
+    const auto snapshot_interval_samples = static_cast<uint64_t>(config.get_int64("ballast.snapshot.interval.samples"));
     const int64_t tick_interval_ms = config.get_int64("ballast.tick.interval.ms");
     for (auto _ : state) {
         testing::TempDir dir;
@@ -275,6 +277,7 @@ void BM_JournalDay(benchmark::State& state) {
         std::vector<Event> round;
         std::vector<Event> tick(1);
         uint64_t last_snapshot_seq = 0;
+        uint64_t samples_since_snapshot = 0;
         uint64_t snapshots = 0;
         uint64_t snapshot_bytes = 0;
         double snapshot_s = 0;
@@ -290,13 +293,16 @@ void BM_JournalDay(benchmark::State& state) {
             const int64_t round_ms = start_ms + r * interval_ms;
             traffic.next_round(round_ms, true, round);
             timed_append(round);
+            samples_since_snapshot += traffic.samples_per_round();
             int64_t now_ms = round_ms;
             for (int64_t t = 0; t < interval_ms; t += tick_interval_ms) {
                 now_ms = round_ms + t;
                 tick[0] = Event{0, now_ms, events::Source::clock, events::Tick{now_ms}};
                 timed_append(tick);
             }
-            if (journal->last_seq() - last_snapshot_seq >= snapshot_interval_events) {
+            if (journal->last_seq() - last_snapshot_seq >= snapshot_interval_events ||
+                samples_since_snapshot >= snapshot_interval_samples) {
+                samples_since_snapshot = 0;
                 // The engine snapshots at a batch's end once the interval is
                 // past, on a thread of its own; here in line, timed apart.
                 const auto snapshot_started = Clock::now();

@@ -146,6 +146,10 @@ std::vector<KeySpec> make_config_keys() {
                 "Events older than this AND covered by the newest snapshot may be deleted."),
         int_key(int64, "ballast.snapshot.interval.events", "100000", 1, two_pow_62,
                 "A snapshot of the cluster model is written every this many events."),
+        int_key(int64, "ballast.snapshot.interval.samples", "5000000", 1, two_pow_62,
+                "A snapshot is also written once this many partition samples have come in since the "
+                "last one: a restart replays what came after the newest snapshot, and a metrics "
+                "report costs by its samples (1,000 a report is common)."),
         int_key(int64, "ballast.partition.cooldown.ms", "60000", 0, one_day_ms,
                 "A partition that just moved is not moved again for this long."),
         KeySpec{.key = "ballast.planner.actions",

@@ -388,5 +388,36 @@ TEST_F(BarrierTest, TicksPassASnapshotUnlessARoundIsDue) {
     EXPECT_EQ(inputs[1]->seq, 7u);
 }
 
+// Samples count toward a snapshot as well as events: a restart replays what
+// came after the newest snapshot, and a report costs by its samples.
+TEST_F(BarrierTest, ASnapshotIsDueAfterEnoughSamplesAsWellAsEvents) {
+    respawn_router({"ballast.snapshot.interval.samples=5"}, true);
+    const auto report = [](int64_t sample_time_ms) {
+        events::PartitionMetrics m;
+        m.broker_id = 1;
+        m.sample_time_ms = sample_time_ms;
+        m.topics = {"orders"};
+        m.samples = {{0, 0, 100, 100, 1, 1000}, {0, 1, 100, 100, 1, 1000}};
+        return m;
+    };
+    route({event(1, events::BrokerRegistered{1, "", {}}), event(2, events::PartitionChanged{"orders", 0, {1}, 1, {1}, 0}),
+           event(3, events::PartitionChanged{"orders", 1, {1}, 1, {1}, 0}), event(4, report(1000)),
+           event(5, report(2000))});
+    _sched->run();
+    EXPECT_TRUE(snapshots_written.empty()) << "4 samples, 5 events: none due";
+    route({event(6, report(3000))});
+    _sched->run();
+    ASSERT_EQ(snapshots_written.size(), 1u);
+    EXPECT_EQ(snapshots_written.front(), 6u) << "the report that brought the samples to 5";
+    // Counted again from the snapshot.
+    route({event(7, report(4000)), event(8, report(5000))});
+    _sched->run();
+    EXPECT_EQ(snapshots_written.size(), 1u);
+    route({event(9, report(6000))});
+    _sched->run();
+    ASSERT_EQ(snapshots_written.size(), 2u);
+    EXPECT_EQ(snapshots_written.back(), 9u);
+}
+
 }  // namespace
 }  // namespace ballast::actors
