@@ -5,8 +5,9 @@
 ///   record = crc32c(payload) as 4 bytes little-endian, then payload
 ///
 /// For events the payload is the event's flatbuffer (which carries its seq
-/// too, so a record copied under the wrong key is caught); for snapshots it is
-/// the engine's opaque state.
+/// too, so a record copied under the wrong key is caught), or for a metrics
+/// report its compact samples record (journal_samples.h, which carries the
+/// seq as well); for snapshots it is the engine's opaque state.
 ///
 /// Events are stored in runs: one RocksDB key per run of consecutive events
 /// (an append's batch, split at `run_events_max` / `run_bytes_max`), not one
