@@ -154,7 +154,7 @@ caf::behavior journal_actor(caf::stateful_actor<JournalActorState>* self, store:
                         self->state.in_flight->snapshot_open.store(0, std::memory_order_relaxed);
                         // Retention rides on snapshots: only they make old events unneeded.
                         events::Result<store::RetentionReport> retained =
-                            self->state.journal->apply_retention(now_ms, retention_ms);
+                            self->state.journal->apply_retention(now_ms, {.retention_ms = retention_ms});
                         if (!retained) {
                             fail(self, retained.error());
                             done.deliver(caf::make_error(caf::sec::runtime_error, retained.error().to_string()));

@@ -254,7 +254,7 @@ std::string engine_snapshot_bytes(const ClusterTraffic& traffic, uint64_t seq, i
 /// the configuration's value here.
 store::RetentionReport apply_engine_retention(Journal& journal, int64_t now_ms, const events::Config& config) {
     const int64_t retention_ms = config.get_int64("ballast.journal.retention.ms");
-    auto report = journal.apply_retention(now_ms, retention_ms);
+    auto report = journal.apply_retention(now_ms, {.retention_ms = retention_ms});
     if (!report) die("retention: " + report.error().message);
     return *report;
 }

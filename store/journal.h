@@ -101,11 +101,49 @@ struct Snapshot {
     std::string bytes;
 };
 
-/// What one call to `apply_retention` removed.
+/// The bounds retention keeps the journal within
+/// (`ballast.journal.retention.ms` and `.bytes`). Either bound only ever
+/// cuts at a snapshot, and never past the newest one.
+struct RetentionPolicy {
+    /// Events before the newest snapshot whose own event is older than this
+    /// (before `now_ms`) may go. 0: everything before the newest snapshot.
+    int64_t retention_ms = 0;
+    /// What stays (events from the cut on and the snapshots at or after it,
+    /// as RocksDB estimates their size) is kept at most this big by deleting
+    /// the oldest first; the newest snapshot and its tail stay even when they
+    /// alone are bigger. 0: no size bound.
+    uint64_t retention_bytes = 0;
+};
+
+/// Which bound made retention's cut.
+enum class RetentionBound : uint8_t {
+    none,   ///< nothing was deleted
+    time,   ///< the time window cut further than the size bound
+    bytes,  ///< the size bound cut further than the time window
+    both,   ///< both chose the same snapshot
+};
+
+inline const char* retention_bound_name(RetentionBound bound) {
+    switch (bound) {
+        case RetentionBound::none: return "none";
+        case RetentionBound::time: return "time";
+        case RetentionBound::bytes: return "bytes";
+        case RetentionBound::both: return "time and bytes";
+    }
+    return "?";
+}
+
+/// What one call to `apply_retention` removed, and why.
 struct RetentionReport {
     uint64_t events_deleted = 0;
     uint64_t snapshots_deleted = 0;
     uint64_t first_seq_after = 0;  // first retained seq (0 if the journal is empty)
+    RetentionBound cut_by = RetentionBound::none;
+    /// RocksDB's estimate of the events and snapshots the journal held before
+    /// the cut and keeps after it (the files on disk also hold the
+    /// write-ahead log, the manifest and RocksDB's own logs).
+    uint64_t estimated_bytes_before = 0;
+    uint64_t estimated_bytes_after = 0;
 };
 
 /// What an export or import moved.
@@ -261,10 +299,15 @@ public:
     /// One snapshot by seq, checked.
     Result<Snapshot> read_snapshot(uint64_t seq) const;
 
-    /// Deletes events that are both older than `retention_ms` before `now_ms`
-    /// and covered by a snapshot, and the snapshots that only those events
-    /// needed. See the rule in journal_retention.cc.
-    Result<RetentionReport> apply_retention(int64_t now_ms, int64_t retention_ms);
+    /// Deletes the events before a snapshot that is either older than
+    /// `policy.retention_ms` before `now_ms` or needed to bring the journal
+    /// within `policy.retention_bytes`, and the snapshots before it; then
+    /// gives their disk space back (a compaction: it waits for RocksDB's
+    /// threads, so the engine calls it beside the appends, not on their
+    /// thread). Safe beside the appender, as write_snapshot is, and never
+    /// while a snapshot is written. See the rule and its cost in
+    /// journal_retention.cc.
+    Result<RetentionReport> apply_retention(int64_t now_ms, const RetentionPolicy& policy);
 
     /// `ballast log export FILE`: every snapshot, then every event, as
     /// checked frames in a portable file (format in journal_export.cc).

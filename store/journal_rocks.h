@@ -17,6 +17,10 @@ inline constexpr const char* snapshots_cf_name = "snapshots";
 inline constexpr size_t snapshot_ingest_min_bytes = 4 << 20;
 /// The name of such a file while it is written, in the journal directory.
 inline constexpr const char* snapshot_file_prefix = "snapshot-ingest-";
+/// Retention's delete, written as table files to ingest
+/// (journal_retention.cc); under the snapshot files' prefix, so that an
+/// open deletes one a crash left behind the same way.
+inline constexpr const char* retention_file_prefix = "snapshot-ingest-retention-";
 
 /// A RocksDB status as the journal's error, `what` naming what failed.
 Error rocks_error(const std::string& what, const rocksdb::Status& status);

@@ -85,7 +85,7 @@ TEST(JournalExport, AJournalAfterRetentionKeepsItsNumbering) {
     make_journal(dir / "a");
     {
         auto a = open_journal(dir / "a");
-        ASSERT_TRUE(a->apply_retention(1'000'000, 0).ok());
+        ASSERT_TRUE(a->apply_retention(1'000'000, {.retention_ms = 0}).ok());
         ASSERT_EQ(a->first_seq(), 300u);
         ASSERT_TRUE(a->export_to(dir / "a.export").ok());
     }

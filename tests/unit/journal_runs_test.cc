@@ -194,7 +194,7 @@ TEST(JournalRuns, RetentionKeepsTheRunFromTheSnapshotOn) {
     append(*journal, 100);  // one run; sample_event(n) happens at n seconds
     const std::string state = "state";
     ASSERT_TRUE(journal->write_snapshot(60, {reinterpret_cast<const uint8_t*>(state.data()), state.size()}).ok());
-    Result<RetentionReport> report = journal->apply_retention(200'000, 100'000);  // cutoff 100 s
+    Result<RetentionReport> report = journal->apply_retention(200'000, {.retention_ms = 100'000});  // cutoff 100 s
     ASSERT_TRUE(report.ok()) << report.error().to_string();
     EXPECT_EQ(report->events_deleted, 59u);
     EXPECT_EQ(journal->first_seq(), 60u);

@@ -271,7 +271,7 @@ TEST(JournalRetention, DeletesOldEventsUpToTheNewestCoveringSnapshot) {
     TempDir dir;
     auto journal = journal_with_snapshots(dir / "j");
     // sample_event(n) happens at n seconds; cutoff = 400 s - 150 s = 250 s.
-    Result<RetentionReport> report = journal->apply_retention(400'000, 150'000);
+    Result<RetentionReport> report = journal->apply_retention(400'000, {.retention_ms = 150'000});
     ASSERT_TRUE(report.ok()) << report.error().to_string();
     EXPECT_EQ(report->events_deleted, 199u);  // seq 1..199
     EXPECT_EQ(report->snapshots_deleted, 1u);  // the one at 100
@@ -292,7 +292,7 @@ TEST(JournalRetention, DeletesOldEventsUpToTheNewestCoveringSnapshot) {
 TEST(JournalRetention, KeepsEverythingWhenNoSnapshotIsOldEnough) {
     TempDir dir;
     auto journal = journal_with_snapshots(dir / "j");
-    Result<RetentionReport> report = journal->apply_retention(400'000, 350'000);  // cutoff 50 s
+    Result<RetentionReport> report = journal->apply_retention(400'000, {.retention_ms = 350'000});  // cutoff 50 s
     ASSERT_TRUE(report.ok());
     EXPECT_EQ(report->events_deleted, 0u);
     EXPECT_EQ(journal->first_seq(), 1u);
@@ -302,7 +302,7 @@ TEST(JournalRetention, KeepsEverythingWithoutSnapshots) {
     TempDir dir;
     auto journal = open_journal(dir / "j");
     append_samples(*journal, 100);
-    Result<RetentionReport> report = journal->apply_retention(1'000'000'000, 0);
+    Result<RetentionReport> report = journal->apply_retention(1'000'000'000, {.retention_ms = 0});
     ASSERT_TRUE(report.ok());
     EXPECT_EQ(report->events_deleted, 0u);
     EXPECT_EQ(journal->event_count(), 100u);
@@ -326,7 +326,7 @@ RC_GTEST_PROP(JournalRetention, NeverDropsEventsASnapshotNeeds, ()) {
     for (uint64_t seq : snapshot_set) {
         RC_ASSERT(journal->write_snapshot(seq, as_bytes(std::to_string(seq))).ok());
     }
-    Result<RetentionReport> report = journal->apply_retention(now_ms, retention_ms);
+    Result<RetentionReport> report = journal->apply_retention(now_ms, {.retention_ms = retention_ms});
     RC_ASSERT(report.ok());
 
     Result<std::vector<uint64_t>> kept = journal->snapshot_seqs();
