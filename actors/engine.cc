@@ -158,7 +158,7 @@ events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
     // stepping scheduler's queue is the caller's alone.
     const HelperThreads helpers{!on_caller_thread, o.background_priority};
     e._journal_actor = std::make_unique<caf::actor>(
-        sys.spawn(journal_actor, e._journal.get(), caf::actor(), on_fatal, helpers, &e._in_flight));
+        sys.spawn(journal_actor, e._journal.get(), caf::actor(), on_fatal, o.on_retention, helpers, &e._in_flight));
     const uint64_t quiet_until = e._recovered_seq;
     e._executor = std::make_unique<caf::actor>(
         sys.spawn(executor_actor, o.port, *e._journal_actor,

@@ -51,6 +51,9 @@ struct EngineOptions {
     AdminPort* port = nullptr;
     /// Every decision and execution record, from the actors' threads.
     std::function<void(const events::Event&)> on_decision;
+    /// What each retention after a snapshot deleted, and which bound made
+    /// the cut (`ballast run` logs it); not called when nothing went.
+    std::function<void(const store::RetentionReport&)> on_retention;
     /// CAF worker threads. 0: none; every actor runs on the caller's thread,
     /// inside feed, replay, wait_idle, plan_now and stop, in the order its
     /// messages were sent (the simulator's stepping). A step then costs no

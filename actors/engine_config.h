@@ -26,7 +26,8 @@ struct EngineSettings {
     int64_t decision_delay_ms = 0;
     uint64_t snapshot_interval_events = 100'000;
     uint64_t snapshot_interval_samples = 5'000'000;
-    int64_t retention_ms = 0;
+    int64_t retention_ms = 0;      // ballast.journal.retention.ms
+    uint64_t retention_bytes = 0;  // ballast.journal.retention.bytes; 0: no size bound
     goals::Capacity default_capacity;
     /// `ballast.broker.capacity.overrides`: a broker listed here has these
     /// capacities (fields not given keep the default); the rest the default.

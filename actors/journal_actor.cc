@@ -68,7 +68,10 @@ caf::behavior snapshot_writer(caf::event_based_actor* self, store::Journal* jour
         lower_this_thread_priority("snapshot writer", background_priority);
     }
     return {
-        [=](snapshot_atom, const SnapshotPtr& snapshot) -> caf::result<bool> {
+        // The snapshot, then retention (see the header): replies with what
+        // retention deleted.
+        [=](snapshot_atom, const SnapshotPtr& snapshot, int64_t now_ms,
+            const store::RetentionPolicy& retention) -> caf::result<store::RetentionReport> {
             // Encoded and written piece by piece: ~1 MiB in memory at a time,
             // not the whole state (~160 MB at 1M partitions) two or three times.
             events::Result<std::unique_ptr<store::SnapshotWriter>> writer = journal->begin_snapshot(snapshot->seq);
@@ -80,7 +83,10 @@ caf::behavior snapshot_writer(caf::event_based_actor* self, store::Journal* jour
             }
             if (status) status = (*writer)->finish();
             if (!status) return caf::make_error(caf::sec::runtime_error, status.error().to_string());
-            return true;
+            // Retention rides on snapshots: only they make old events unneeded.
+            events::Result<store::RetentionReport> retained = journal->apply_retention(now_ms, retention);
+            if (!retained) return caf::make_error(caf::sec::runtime_error, retained.error().to_string());
+            return *retained;
         },
     };
 }
@@ -101,6 +107,7 @@ void fail(caf::stateful_actor<JournalActorState>* self, const events::Error& err
 
 caf::behavior journal_actor(caf::stateful_actor<JournalActorState>* self, store::Journal* journal,
                             caf::actor router, std::function<void(const events::Error&)> on_fatal,
+                            std::function<void(const store::RetentionReport&)> on_retention,
                             HelperThreads helpers, InFlight* in_flight) {
     end_with_exception_text(self);
     self->state.in_flight = in_flight;
@@ -108,6 +115,7 @@ caf::behavior journal_actor(caf::stateful_actor<JournalActorState>* self, store:
     self->state.helpers = helpers;
     self->state.router = std::move(router);
     self->state.on_fatal = std::move(on_fatal);
+    self->state.on_retention = std::move(on_retention);
     return {
         [=](control_atom, const caf::actor& router) { self->state.router = router; },
         // Inputs from outside. The flush message goes to the back of the
@@ -133,10 +141,11 @@ caf::behavior journal_actor(caf::stateful_actor<JournalActorState>* self, store:
             }
             return *last;
         },
-        // A snapshot: written by the helper; then retention, here. Replies
-        // once both are done (the router waits for it before the next one).
+        // A snapshot: written by the helper, then retention, by the helper
+        // too. Replies once both are done (the router waits for it before
+        // the next one).
         [=](snapshot_atom, const SnapshotPtr& snapshot, int64_t now_ms,
-            int64_t retention_ms) -> caf::result<bool> {
+            const store::RetentionPolicy& retention) -> caf::result<bool> {
             auto& st = self->state;
             if (!st.journal) return true;
             if (!st.snapshot_writer) {
@@ -148,17 +157,12 @@ caf::behavior journal_actor(caf::stateful_actor<JournalActorState>* self, store:
             }
             caf::response_promise done = self->make_response_promise();
             st.in_flight->snapshot_open.store(1, std::memory_order_relaxed);
-            self->request(st.snapshot_writer, caf::infinite, snapshot_atom::value, snapshot)
+            self->request(st.snapshot_writer, caf::infinite, snapshot_atom::value, snapshot, now_ms, retention)
                 .then(
-                    [=](bool) mutable {
+                    [=](const store::RetentionReport& retained) mutable {
                         self->state.in_flight->snapshot_open.store(0, std::memory_order_relaxed);
-                        // Retention rides on snapshots: only they make old events unneeded.
-                        events::Result<store::RetentionReport> retained =
-                            self->state.journal->apply_retention(now_ms, {.retention_ms = retention_ms});
-                        if (!retained) {
-                            fail(self, retained.error());
-                            done.deliver(caf::make_error(caf::sec::runtime_error, retained.error().to_string()));
-                            return;
+                        if (retained.cut_by != store::RetentionBound::none && self->state.on_retention) {
+                            self->state.on_retention(retained);
                         }
                         done.deliver(true);
                     },

@@ -13,8 +13,10 @@
 /// hold the whole stream if the journal actor wrote it. (An engine whose actors
 /// run on the caller's thread has no other thread: the helper is an actor
 /// like the rest, and the step that takes a snapshot waits for it.)
-/// Retention, which may delete old events, runs on the journal actor once
-/// the write is done.
+/// Retention, which may delete old events, runs on the helper too, once the
+/// write is done: it waits for a compaction that gives the space back
+/// (store/journal_retention.cc), hundreds of milliseconds that the appends
+/// must not wait for. The journal actor hands its report to `on_retention`.
 
 #include <functional>
 #include <memory>
@@ -46,6 +48,8 @@ struct JournalActorState {
     /// Called with a fatal error (the journal refused a write): the engine
     /// stops, since nothing may act on an event that is not durable.
     std::function<void(const events::Error&)> on_fatal;
+    /// Called with what each retention deleted (not when it deleted nothing).
+    std::function<void(const store::RetentionReport&)> on_retention;
     caf::actor snapshot_writer;  // spawned at first use
     HelperThreads helpers;       // the snapshot writer's thread
     InFlight* in_flight = nullptr;  // the engine's
@@ -53,6 +57,10 @@ struct JournalActorState {
 
 caf::behavior journal_actor(caf::stateful_actor<JournalActorState>* self, store::Journal* journal,
                             caf::actor router, std::function<void(const events::Error&)> on_fatal,
+                            std::function<void(const store::RetentionReport&)> on_retention,
                             HelperThreads helpers, InFlight* in_flight);
 
 }  // namespace ballast::actors
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::store::RetentionPolicy)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ballast::store::RetentionReport)

@@ -29,7 +29,7 @@ namespace ballast::actors {
 struct InFlight {
     std::atomic<int64_t> inputs_unjournaled{0};   // fed (engine), not yet appended (journal actor)
     std::atomic<int32_t> round_open{0};           // a round begun, its decision not yet applied (router)
-    std::atomic<int32_t> snapshot_open{0};        // a snapshot asked for and not yet written (journal actor)
+    std::atomic<int32_t> snapshot_open{0};        // a snapshot asked for, not yet written and retained (journal actor)
     std::atomic<int32_t> intents_unsubmitted{0};  // intents on their way to the journal (executor)
     std::atomic<int32_t> actions_in_flight{0};    // submitted, no outcome yet (executor)
 };

@@ -5,6 +5,7 @@
 #include <caf/all.hpp>
 
 #include "actors/broker_actor.h"
+#include "actors/journal_actor.h"
 #include "actors/partition_shard.h"
 #include "actors/router_routing.h"
 #include "actors/supervision.h"
@@ -60,8 +61,10 @@ void finish_barrier(RouterSelf* self) {
                 st.snapshot_writing = true;
                 // Retention by the clock of the snapshot's event, not of
                 // the Ticks that passed while it was copied.
-                self->request(st.journal, caf::infinite, snapshot_atom::value, snapshot,
-                              st.barrier.now_ms, st.settings.retention_ms)
+                const store::RetentionPolicy retention{.retention_ms = st.settings.retention_ms,
+                                                       .retention_bytes = st.settings.retention_bytes};
+                self->request(st.journal, caf::infinite, snapshot_atom::value, snapshot, st.barrier.now_ms,
+                              retention)
                     .then([=](bool) {
                         self->state.snapshot_writing = false;
                         if (!self->state.barrier.active) process(self);

@@ -144,6 +144,13 @@ std::vector<KeySpec> make_config_keys() {
                     "at worst every append since the journal's last memtable flush)."),
         int_key(int64, "ballast.journal.retention.ms", "604800000", 0, two_pow_62,
                 "Events older than this AND covered by the newest snapshot may be deleted."),
+        int_key(int64, "ballast.journal.retention.bytes", "10737418240", 0, two_pow_62,
+                "The journal's events and snapshots are kept within this many bytes by deleting "
+                "the oldest first, up to a snapshot (it always starts at one). The newest "
+                "snapshot and the events after it are always kept, so the journal stays larger "
+                "while they alone are. Sizes are RocksDB's estimates; its write-ahead log "
+                "and logs come on top. With "
+                "ballast.journal.retention.ms, whichever deletes more applies. 0: no size limit."),
         int_key(int64, "ballast.snapshot.interval.events", "100000", 1, two_pow_62,
                 "A snapshot of the cluster model is written every this many events."),
         int_key(int64, "ballast.snapshot.interval.samples", "5000000", 1, two_pow_62,

@@ -140,6 +140,7 @@ int run_live(const LiveRunOptions& options) {
     engine_options.journal_path = config.get_string("ballast.journal.path");
     engine_options.port = &port;
     engine_options.on_decision = [&log](const events::Event& e) { log.decision(e); };
+    engine_options.on_retention = [&log](const store::RetentionReport& r) { log.retention(r); };
     log.set_recovering(true);
     events::Result<std::unique_ptr<actors::Engine>> started = actors::Engine::start(std::move(engine_options));
     log.set_recovering(false);

@@ -51,6 +51,14 @@ void RunLog::outcome(const events::Event& e) {
     }
 }
 
+void RunLog::retention(const store::RetentionReport& report) {
+    spdlog::info("journal retention: deleted {} events and {} snapshots, the journal now starts at seq {} "
+                 "(cut by {}; estimated {} -> {})",
+                 report.events_deleted, report.snapshots_deleted, report.first_seq_after,
+                 store::retention_bound_name(report.cut_by), driver::format_bytes(report.estimated_bytes_before),
+                 driver::format_bytes(report.estimated_bytes_after));
+}
+
 void EngineFeed::feed(std::vector<events::Event> batch) {
     // An adapter's bad event (a sample past its report's topics, a rate that
     // is not a number) is refused alone and named; the rest of its batch and

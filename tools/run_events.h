@@ -26,6 +26,8 @@ class RunLog {
 public:
     void decision(const events::Event& e);
     void outcome(const events::Event& e);
+    /// What a retention deleted and which bound made the cut.
+    void retention(const store::RetentionReport& report);
     /// While true (Engine::start replaying its journal, then reconciling),
     /// decisions are marked as made during the start.
     void set_recovering(bool recovering) { _recovering = recovering; }

@@ -11,6 +11,7 @@
 
 #include "actors/broker_actor.h"
 #include "actors/executor_actor.h"
+#include "actors/journal_actor.h"
 #include "actors/partition_shard.h"
 #include "actors/router_actor.h"
 
@@ -47,7 +48,7 @@ caf::behavior fake_scheduler(caf::event_based_actor*, const PartitionTable* tabl
 /// Takes snapshots and writes nothing.
 caf::behavior fake_journal(caf::event_based_actor*, std::vector<uint64_t>* snapshots) {
     return {
-        [=](snapshot_atom, const SnapshotPtr& snapshot, int64_t, int64_t) {
+        [=](snapshot_atom, const SnapshotPtr& snapshot, int64_t, const store::RetentionPolicy&) {
             snapshots->push_back(snapshot->seq);
             return true;
         },

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <random>
 #include <stdexcept>
@@ -37,13 +39,15 @@ events::Config test_config(std::vector<std::string> settings = {}) {
 }
 
 std::unique_ptr<Engine> start(const std::string& journal, AdminPort* port, DecisionLog& log,
-                              events::Config config, size_t threads = 2) {
+                              events::Config config, size_t threads = 2,
+                              std::function<void(const store::RetentionReport&)> on_retention = {}) {
     EngineOptions options;
     options.threads = threads;
     options.config = std::move(config);
     options.journal_path = journal;
     options.port = port;
     options.on_decision = log.sink();
+    options.on_retention = std::move(on_retention);
     events::Result<std::unique_ptr<Engine>> engine = Engine::start(std::move(options));
     EXPECT_TRUE(engine.ok()) << engine.error().to_string();
     return engine.ok() ? std::move(*engine) : nullptr;
@@ -307,13 +311,14 @@ std::vector<events::ActionsPlanned> each_round_once(const DecisionLog& log) {
 std::vector<events::ActionsPlanned> run_with_kills(const std::string& journal,
                                                    const std::vector<Event>& events,
                                                    const std::vector<size_t>& cuts,
-                                                   events::Config config, size_t threads) {
+                                                   events::Config config, size_t threads,
+                                                   std::function<void(const store::RetentionReport&)> on_retention = {}) {
     FakePort port;
     DecisionLog log;
     size_t done = 0;
     for (size_t i = 0; i <= cuts.size(); i++) {
         const size_t end = i < cuts.size() ? cuts[i] : events.size();
-        auto engine = start(journal, &port, log, config, threads);
+        auto engine = start(journal, &port, log, config, threads, on_retention);
         if (!engine) return {};
         std::vector<Event> part(events.begin() + done, events.begin() + end);
         feed_all(*engine, part);
@@ -361,6 +366,65 @@ TEST(Engine, AKilledAndRecoveredEngineDecidesAsAnUninterruptedOne) {
                                            {events.size() / 3, 2 * events.size() / 3}, config, 2);
         ASSERT_FALSE(uninterrupted.empty());
         EXPECT_EQ(decided(killed), decided(uninterrupted));
+    }
+}
+
+/// A long run (20 simulated minutes, ~2,500 events, a snapshot every 100)
+/// under a small `ballast.journal.retention.bytes` (24 KiB: one to two
+/// snapshot intervals as RocksDB stores them), killed and restarted twice:
+/// the snapshots' retention cuts by size and the journal stays bounded (it
+/// starts at a snapshot and keeps one or two intervals, where the same run
+/// without the bound keeps everything), and the restarts recover from what
+/// retention left to the decisions of an uninterrupted run that deleted
+/// nothing. Seeds 1 and 3 run on the test's thread (every snapshot is taken
+/// where the interval says); seed 2 on CAF's workers, where retention runs
+/// beside the appends and a fast feeder outruns the snapshots, so it is
+/// held to the decisions and the journal's shape, not to a count.
+TEST(Engine, ASizeBoundKeepsTheJournalSmallAndRestartsDecideTheSame) {
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        const bool own_threads = seed == 2;
+        const std::vector<Event> events = testing::random_stream(seed, 20 * 60'000);
+        std::vector<std::string> settings = delay_of(seed);
+        settings.push_back("ballast.snapshot.interval.events=100");
+        std::vector<std::string> unbounded = settings;
+        unbounded.push_back("ballast.journal.retention.bytes=0");
+        settings.push_back("ballast.journal.retention.bytes=24576");
+        TempDir a, b;
+        const auto uninterrupted = run_with_kills(a / "journal", events, {}, test_config(unbounded), 0);
+        std::atomic<int> cuts{0};
+        std::atomic<int> cuts_by_bytes{0};
+        const auto killed = run_with_kills(
+            b / "journal", events, {events.size() / 3, 2 * events.size() / 3}, test_config(settings),
+            own_threads ? 2 : 0, [&](const store::RetentionReport& r) {
+                cuts++;
+                cuts_by_bytes += r.cut_by == store::RetentionBound::bytes ? 1 : 0;
+            });
+        ASSERT_FALSE(uninterrupted.empty());
+        EXPECT_EQ(decided(killed), decided(uninterrupted));
+
+        store::JournalOptions read_only;
+        read_only.read_only = true;
+        auto whole = store::Journal::open(a / "journal", read_only);
+        auto bounded = store::Journal::open(b / "journal", read_only);
+        ASSERT_TRUE(whole.ok() && bounded.ok());
+        EXPECT_EQ((*whole)->first_seq(), 1u) << "a cut by size with the size bound off";
+        events::Result<std::vector<uint64_t>> snapshots = (*bounded)->snapshot_seqs();
+        ASSERT_TRUE(snapshots.ok()) << snapshots.error().to_string();
+        ASSERT_FALSE(snapshots->empty());
+        EXPECT_EQ(snapshots->front(), (*bounded)->first_seq()) << "the journal does not start at a snapshot";
+        EXPECT_GT((*bounded)->first_seq(), 1u);
+        EXPECT_GT(cuts.load(), 0);
+        EXPECT_EQ(cuts_by_bytes.load(), cuts.load());
+        if (!own_threads) {
+            // Two intervals are over the bound: at least every second
+            // snapshot cuts, and what stays is at most about two intervals.
+            events::Result<std::vector<uint64_t>> taken = (*whole)->snapshot_seqs();
+            ASSERT_TRUE(taken.ok()) << taken.error().to_string();
+            EXPECT_GE(static_cast<size_t>(cuts.load()), taken->size() / 2);
+            EXPECT_LE(snapshots->size(), 3u);
+            EXPECT_LE((*bounded)->event_count(), 3 * 100u);
+        }
     }
 }
 

@@ -83,6 +83,7 @@ TEST(ConfigKeys, TypedGettersReturnDocumentedDefaults) {
         config.get_int64("autobalancer.controller.network.in.usage.distribution.detect.threshold"),
         1048576);
     EXPECT_EQ(config.get_int64("ballast.journal.retention.ms"), 604800000);
+    EXPECT_EQ(config.get_int64("ballast.journal.retention.bytes"), int64_t{10} << 30);
     EXPECT_EQ(config.get_int64("ballast.snapshot.interval.events"), 100000);
     EXPECT_EQ(config.get_int32("ballast.broker.max.inflight.moves"), 5);
     EXPECT_EQ(config.get_int64("ballast.action.timeout.ms"), 600000);
@@ -188,6 +189,14 @@ TEST(ConfigValues, Int64AcceptsItsBoundsAndRejectsOverflow) {
               "config key 'ballast.action.timeout.ms': value '999' is out of range (expected an "
               "integer in [1000, 86400000])");
     EXPECT_TRUE(contains(set_message(config, timeout, "86400001"), "is out of range"));
+
+    // 0 is "no size bound", not "keep nothing"; a negative size is refused.
+    const char* size = "ballast.journal.retention.bytes";
+    ASSERT_TRUE(config.set(size, "0").ok());
+    EXPECT_EQ(config.get_int64(size), 0);
+    EXPECT_EQ(set_message(config, size, "-1"),
+              "config key 'ballast.journal.retention.bytes': value '-1' is out of range (expected an "
+              "integer in [0, 4611686018427387904])");
 }
 
 TEST(ConfigValues, DoublesAreFiniteAndBounded) {
