@@ -146,8 +146,9 @@ struct RemoveFiles {
 /// starts at a snapshot, every event a kept snapshot needs is kept, and the
 /// newest snapshot is never touched. Events are appended in time order, so
 /// "event X is older than the window" stands for every event before it; and
-/// what stays from X on shrinks as X grows, so the size bound's X is found by
-/// bisection over the snapshots (a few estimates, not one per snapshot).
+/// what stays from X on shrinks as X grows. So both X are found by bisection
+/// over the snapshots: a few reads and estimates, not one per snapshot (a
+/// week of snapshots every few seconds is a hundred thousand).
 /// `now_ms` comes from the caller (the engine passes its Tick time), never
 /// from the wall clock, so replays retain the same way. Sizes are RocksDB's
 /// estimates (GetApproximateSizes): cheap (index blocks and memtable counts,
@@ -176,14 +177,22 @@ Result<RetentionReport> Journal::apply_retention(int64_t now_ms, const Retention
     report.estimated_bytes_after = *before;
 
     uint64_t time_cut = 0;
-    const int64_t cutoff_ms = now_ms - policy.retention_ms;
-    for (auto it = candidates.rbegin(); it != candidates.rend(); ++it) {
-        Result<events::Event> event = read_one(*it);
-        if (!event) return event.error();
-        if (event->time_ms < cutoff_ms) {
-            time_cut = *it;
-            break;
+    {
+        // Candidates [0, lo) are older than the window.
+        const int64_t cutoff_ms = now_ms - policy.retention_ms;
+        size_t lo = 0;
+        size_t hi = candidates.size();
+        while (lo < hi) {
+            const size_t mid = lo + (hi - lo) / 2;
+            Result<events::Event> event = read_one(candidates[mid]);
+            if (!event) return event.error();
+            if (event->time_ms < cutoff_ms) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
         }
+        if (lo > 0) time_cut = candidates[lo - 1];
     }
 
     uint64_t size_cut = 0;
