@@ -64,6 +64,7 @@ EngineSettings settings_from(const events::Config& c) {
     s.snapshot_interval_samples = static_cast<uint64_t>(c.get_int64("ballast.snapshot.interval.samples"));
     s.retention_ms = c.get_int64("ballast.journal.retention.ms");
     s.retention_bytes = static_cast<uint64_t>(c.get_int64("ballast.journal.retention.bytes"));
+    s.snapshot_spacing_ms = c.get_int64("ballast.journal.snapshot.spacing.ms");
     s.default_capacity.network_in_bytes_per_s =
         c.get_double("ballast.broker.capacity.network.in.bytes.per.s");
     s.default_capacity.network_out_bytes_per_s =

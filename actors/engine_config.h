@@ -27,6 +27,7 @@ struct EngineSettings {
     uint64_t snapshot_interval_events = 100'000;
     uint64_t snapshot_interval_samples = 5'000'000;
     int64_t retention_ms = 0;      // ballast.journal.retention.ms
+    int64_t snapshot_spacing_ms = 3'600'000;  // ballast.journal.snapshot.spacing.ms; 0: keep every snapshot
     uint64_t retention_bytes = 0;  // ballast.journal.retention.bytes; 0: no size bound
     goals::Capacity default_capacity;
     /// `ballast.broker.capacity.overrides`: a broker listed here has these

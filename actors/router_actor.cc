@@ -62,7 +62,8 @@ void finish_barrier(RouterSelf* self) {
                 // Retention by the clock of the snapshot's event, not of
                 // the Ticks that passed while it was copied.
                 const store::RetentionPolicy retention{.retention_ms = st.settings.retention_ms,
-                                                       .retention_bytes = st.settings.retention_bytes};
+                                                       .retention_bytes = st.settings.retention_bytes,
+                                                       .snapshot_spacing_ms = st.settings.snapshot_spacing_ms};
                 self->request(st.journal, caf::infinite, snapshot_atom::value, snapshot, st.barrier.now_ms,
                               retention)
                     .then([=](bool) {

@@ -253,7 +253,8 @@ std::string engine_snapshot_bytes(const ClusterTraffic& traffic, uint64_t seq, i
 store::RetentionReport apply_engine_retention(Journal& journal, int64_t now_ms, const events::Config& config) {
     const store::RetentionPolicy policy{
         .retention_ms = config.get_int64("ballast.journal.retention.ms"),
-        .retention_bytes = static_cast<uint64_t>(config.get_int64("ballast.journal.retention.bytes"))};
+        .retention_bytes = static_cast<uint64_t>(config.get_int64("ballast.journal.retention.bytes")),
+        .snapshot_spacing_ms = config.get_int64("ballast.journal.snapshot.spacing.ms")};
     auto report = journal.apply_retention(now_ms, policy);
     if (!report) die("retention: " + report.error().message);
     return *report;

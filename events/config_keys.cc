@@ -153,6 +153,10 @@ std::vector<KeySpec> make_config_keys() {
                 "ballast.journal.retention.ms, whichever deletes more applies. 0: no size limit."),
         int_key(int64, "ballast.snapshot.interval.events", "100000", 1, two_pow_62,
                 "A snapshot of the cluster model is written every this many events."),
+        int_key(int64, "ballast.journal.snapshot.spacing.ms", "3600000", 0, two_pow_62,
+                "Snapshots older than the newest are thinned to one per this much time (the "
+                "journal's first always kept): recovery needs only the newest and a replay the "
+                "first; retention cuts at a snapshot, so this is how finely it cuts. 0: keep all."),
         int_key(int64, "ballast.snapshot.interval.samples", "5000000", 1, two_pow_62,
                 "A snapshot is also written once this many partition samples have come in since the "
                 "last one: a restart replays what came after the newest snapshot, and a metrics "

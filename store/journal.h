@@ -113,6 +113,13 @@ struct RetentionPolicy {
     /// the oldest first; the newest snapshot and its tail stay even when they
     /// alone are bigger. 0: no size bound.
     uint64_t retention_bytes = 0;
+    /// Snapshots between the journal's first and its newest are kept at
+    /// least this far apart by their events' times: only the newest is
+    /// needed to recover, and the first to replay; the ones between are where
+    /// a later cut may fall, so this is how finely retention cuts. At 100,000
+    /// partitions a snapshot is ~16 MB, and the samples interval writes one
+    /// every few minutes. 0: every snapshot is kept.
+    int64_t snapshot_spacing_ms = 0;
 };
 
 /// Which bound made retention's cut.
@@ -136,8 +143,9 @@ inline const char* retention_bound_name(RetentionBound bound) {
 /// What one call to `apply_retention` removed, and why.
 struct RetentionReport {
     uint64_t events_deleted = 0;
-    uint64_t snapshots_deleted = 0;
-    uint64_t first_seq_after = 0;  // first retained seq (0 if the journal is empty)
+    uint64_t snapshots_deleted = 0;  // before the cut
+    uint64_t snapshots_thinned = 0;  // after it, closer to the one before than snapshot_spacing_ms
+    uint64_t first_seq_after = 0;    // first retained seq (0 if the journal is empty)
     RetentionBound cut_by = RetentionBound::none;
     /// RocksDB's estimate of the events and snapshots the journal held before
     /// the cut and keeps after it (the files on disk also hold the
@@ -334,6 +342,9 @@ private:
     Journal(std::string path, JournalOptions options);
 
     Status recover();
+    /// apply_retention's two steps (journal_retention.cc).
+    Result<RetentionReport> cut_before(int64_t now_ms, const RetentionPolicy& policy);
+    Result<uint64_t> thin_snapshots(int64_t spacing_ms);
     /// The snapshot at `seq` in whichever layout it was written.
     Result<Snapshot> read_snapshot_records(uint64_t seq) const;
     /// The checked walk behind scan and recovery; `visit` may be null. On an

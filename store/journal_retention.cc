@@ -10,6 +10,7 @@
 #include <rocksdb/convenience.h>
 #include <rocksdb/db.h>
 #include <rocksdb/sst_file_writer.h>
+#include <rocksdb/write_batch.h>
 
 #include "store/journal.h"
 #include "store/journal_record.h"
@@ -154,6 +155,60 @@ struct RemoveFiles {
 /// estimates (GetApproximateSizes): cheap (index blocks and memtable counts,
 /// no data read), and approximate.
 Result<RetentionReport> Journal::apply_retention(int64_t now_ms, const RetentionPolicy& policy) {
+    Result<RetentionReport> report = cut_before(now_ms, policy);
+    if (!report || policy.snapshot_spacing_ms <= 0) return report;
+    Result<uint64_t> thinned = thin_snapshots(policy.snapshot_spacing_ms);
+    if (!thinned) return thinned.error();
+    report->snapshots_thinned = *thinned;
+    return report;
+}
+
+/// Thinning keeps the snapshots between the journal's first and its newest
+/// at least `spacing_ms` apart by their events' times, looking at one
+/// snapshot per call: the one before the newest (P), against the one before
+/// it (Q). Called after each snapshot, that keeps every snapshot but the
+/// newest spaced (by induction: P is the only one that was newest when the
+/// ones before it were judged), each call reads two events, and the first
+/// snapshot of the journal (where a replay starts) is never P's judge's
+/// victim: Q is kept whatever happens. P goes when it is closer to Q than
+/// `spacing_ms`: the next snapshot judged is then against Q again, so the
+/// kept ones are the first of each spacing after the one before. A snapshot
+/// whose event retention already deleted (the one before the first event)
+/// is not judged.
+Result<uint64_t> Journal::thin_snapshots(int64_t spacing_ms) {
+    Result<std::vector<uint64_t>> seqs = snapshot_seqs();
+    if (!seqs) return seqs.error();
+    if (seqs->size() < 3) return uint64_t{0};
+    const uint64_t p = (*seqs)[seqs->size() - 2];
+    const uint64_t q = (*seqs)[seqs->size() - 3];
+    if (q < first_seq() || p > last_seq()) return uint64_t{0};
+    Result<events::Event> p_event = read_one(p);
+    if (!p_event) return p_event.error();
+    Result<events::Event> q_event = read_one(q);
+    if (!q_event) return q_event.error();
+    if (p_event->time_ms - q_event->time_ms >= spacing_ms) return uint64_t{0};
+
+    const std::string what = "journal " + _path + ": thinning snapshot " + std::to_string(p) + ": ";
+    const std::string from = key_string(p);
+    const std::string to = key_string(p + 1);
+    // A narrow tombstone in the snapshots' family, whose memtable holds only
+    // snapshots: the file it is flushed into spans a few snapshots, not the
+    // journal (see above for the wide one a cut would make).
+    rocksdb::WriteBatch batch;
+    batch.DeleteRange(_snapshots_cf, from, to);
+    rocksdb::WriteOptions write_options;
+    write_options.sync = _options.sync;
+    rocksdb::Status status = _db->Write(write_options, &batch);
+    if (!status.ok()) return rocks_error(what + "deleting it", status);
+    // A snapshot of 4 MiB or more is a table file of its own: dropped whole.
+    const rocksdb::Slice begin(from);
+    const rocksdb::Slice end(to);
+    status = rocksdb::DeleteFilesInRange(_db.get(), _snapshots_cf, &begin, &end, /*include_end=*/false);
+    if (!status.ok()) return rocks_error(what + "dropping its table file", status);
+    return uint64_t{1};
+}
+
+Result<RetentionReport> Journal::cut_before(int64_t now_ms, const RetentionPolicy& policy) {
     assert(policy.retention_ms >= 0);
     if (_options.read_only) {
         return make_error(ErrorCode::conflict, "journal " + _path + " is open read-only");

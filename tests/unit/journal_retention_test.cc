@@ -326,6 +326,64 @@ TEST(JournalRetentionBytes, NeverDropsWhatTheNewestSnapshotNeeds) {
     }
 }
 
+/// Snapshots between the first and the newest are thinned to the first of
+/// each spacing after the one kept before it; the first (where a replay
+/// starts) and the newest (where a recovery starts) stay, with their bytes,
+/// and nothing else changes: every event is kept. A snapshot every 100 s of
+/// event time, spaced at 350 s: 100, 500, 900 and the newest, 1000. Large
+/// snapshots too (a table file each, dropped whole): the journal's files
+/// shrink by what went.
+TEST(JournalSnapshotSpacing, SnapshotsBetweenTheFirstAndTheNewestAreThinnedToTheSpacing) {
+    for (const size_t snapshot_size : {size_t{16 * kib}, size_t{5 * mib}}) {
+        SCOPED_TRACE(snapshot_size);
+        TempDir dir;
+        auto journal = open_journal(dir / "j", no_fsync());
+        ASSERT_NE(journal, nullptr);
+        const RetentionPolicy policy{.retention_ms = no_time_cut_ms, .retention_bytes = 0, .snapshot_spacing_ms = 350'000};
+        uint64_t thinned = 0;
+        for (uint64_t seq = 100; seq <= 1000; seq += 100) {
+            append_samples(*journal, 100);
+            write_snapshot(*journal, seq, snapshot_size);
+            Result<RetentionReport> report = journal->apply_retention(static_cast<int64_t>(seq) * 1000, policy);
+            ASSERT_TRUE(report.ok()) << report.error().to_string();
+            EXPECT_EQ(report->events_deleted, 0u);
+            EXPECT_EQ(report->snapshots_deleted, 0u);
+            thinned += report->snapshots_thinned;
+        }
+        EXPECT_EQ(thinned, 6u);
+        Result<std::vector<uint64_t>> seqs = journal->snapshot_seqs();
+        ASSERT_TRUE(seqs.ok()) << seqs.error().to_string();
+        EXPECT_EQ(*seqs, (std::vector<uint64_t>{100, 500, 900, 1000}));
+        if (snapshot_size >= 4 * mib) {
+            // Six of ten 5 MiB table files gone: well under seven left.
+            EXPECT_LT(journal->disk_size_bytes(), 7 * 5 * mib) << journal->disk_size_bytes();
+        }
+        journal.reset();
+        journal = open_journal(dir / "j", no_fsync());
+        ASSERT_NE(journal, nullptr);
+        for (const uint64_t seq : {100, 500, 900, 1000}) {
+            Result<Snapshot> snapshot = journal->read_snapshot(seq);
+            ASSERT_TRUE(snapshot.ok()) << snapshot.error().to_string();
+            EXPECT_TRUE(snapshot->bytes == snapshot_state(seq, snapshot_size)) << "snapshot " << seq;
+        }
+        EXPECT_EQ(journal->first_seq(), 1u);
+        EXPECT_EQ(journal->last_seq(), 1000u);
+    }
+}
+
+TEST(JournalSnapshotSpacing, ZeroKeepsEverySnapshot) {
+    TempDir dir;
+    auto journal = open_journal(dir / "j", no_fsync());
+    ASSERT_NE(journal, nullptr);
+    const RetentionPolicy policy{.retention_ms = no_time_cut_ms, .retention_bytes = 0, .snapshot_spacing_ms = 0};
+    for (uint64_t seq = 100; seq <= 500; seq += 100) {
+        append_samples(*journal, 100);
+        write_snapshot(*journal, seq, 1024);
+        ASSERT_TRUE(journal->apply_retention(static_cast<int64_t>(seq) * 1000, policy).ok());
+    }
+    EXPECT_EQ(journal->snapshot_seqs().value(), (std::vector<uint64_t>{100, 200, 300, 400, 500}));
+}
+
 /// What a cut and giving the space back cost, on a journal of several
 /// memtables and table files (not run by default, it takes a core for tens
 /// of seconds: `journal_test --gtest_also_run_disabled_tests
