@@ -156,10 +156,19 @@ struct RemoveFiles {
 /// no data read), and approximate.
 Result<RetentionReport> Journal::apply_retention(int64_t now_ms, const RetentionPolicy& policy) {
     Result<RetentionReport> report = cut_before(now_ms, policy);
-    if (!report || policy.snapshot_spacing_ms <= 0) return report;
-    Result<uint64_t> thinned = thin_snapshots(policy.snapshot_spacing_ms);
-    if (!thinned) return thinned.error();
-    report->snapshots_thinned = *thinned;
+    if (!report) return report;
+    if (policy.snapshot_spacing_ms > 0) {
+        Result<uint64_t> thinned = thin_snapshots(policy.snapshot_spacing_ms);
+        if (!thinned) return thinned.error();
+        report->snapshots_thinned = *thinned;
+    }
+    // The snapshots' memtable (a snapshot under 4 MiB, a thinning's
+    // tombstone) holds every write-ahead log file written since it was last
+    // flushed, appends and all, up to RocksDB's cap of 1 GiB: flushed here,
+    // after each snapshot, it holds only what came since. An empty one is
+    // not flushed.
+    const rocksdb::Status flushed = _db->Flush(rocksdb::FlushOptions(), _snapshots_cf);
+    if (!flushed.ok()) return rocks_error("journal " + _path + ": retention: flushing the snapshots", flushed);
     return report;
 }
 
