@@ -16,16 +16,19 @@
 ///   engine acts on is the event the journal holds, and a replay decides
 ///   exactly as the live run did. Rounding a rounded value changes nothing,
 ///   so importing an exported journal keeps it as it was.
-/// - A record of 8 bytes a sample: each value a 16-bit code (exponent and
-///   mantissa), stored column by column with the high bytes of a column
+/// - A record of about 9 bytes a sample before RocksDB's block compression
+///   (7.5 on disk after it, bench/README.md): each value a 16-bit code
+///   (exponent and mantissa; the other three as their difference from bytes
+///   in's), stored column by column with the high bytes of a column
 ///   together and then its low bytes (the high bytes of neighbouring
-///   partitions are often alike, which RocksDB's block compression finds),
-///   and each partition id as its difference from the one before.
+///   partitions are often alike, which the compression finds), each
+///   partition id as its difference from the one before, and the report's
+///   topic names front-coded.
 ///
-/// A value the codes cannot hold exactly (outside [2^-14, 2^49): a rate
-/// under a hundred-thousandth of a byte a second, a size past 512 TiB, a
-/// size past 2^53) is left as it is, and its event is stored as its
-/// flatbuffer, as every other event is.
+/// A value the codes cannot hold exactly (nonzero and outside [2^-14,
+/// 2^49): a rate under about 6e-5 a second, a rate or size of 512 TiB or
+/// more) is left as it is, and its report is stored as its flatbuffer, as
+/// every other event is.
 ///
 /// The compact record's payload (after the record's CRC32C, like any
 /// record):
