@@ -175,15 +175,14 @@ Result<RetentionReport> Journal::apply_retention(int64_t now_ms, const Retention
 /// Thinning keeps the snapshots between the journal's first and its newest
 /// at least `spacing_ms` apart by their events' times, looking at one
 /// snapshot per call: the one before the newest (P), against the one before
-/// it (Q). Called after each snapshot, that keeps every snapshot but the
-/// newest spaced (by induction: P is the only one that was newest when the
-/// ones before it were judged), each call reads two events, and the first
-/// snapshot of the journal (where a replay starts) is never P's judge's
-/// victim: Q is kept whatever happens. P goes when it is closer to Q than
-/// `spacing_ms`: the next snapshot judged is then against Q again, so the
-/// kept ones are the first of each spacing after the one before. A snapshot
-/// whose event retention already deleted (the one before the first event)
-/// is not judged.
+/// it (Q). P goes when it is closer to Q than `spacing_ms`; Q always stays,
+/// so the journal's first snapshot (where a replay starts) is never the one
+/// that goes, nor is the newest (where a recovery starts). Called after each
+/// snapshot, that keeps every snapshot but the newest spaced (by induction:
+/// P is the only one not yet judged), at two event reads a call; the ones
+/// kept are the first of each spacing after the one kept before. When Q's
+/// event is no longer in the journal (retention cut just after it), nothing
+/// is judged.
 Result<uint64_t> Journal::thin_snapshots(int64_t spacing_ms) {
     Result<std::vector<uint64_t>> seqs = snapshot_seqs();
     if (!seqs) return seqs.error();
