@@ -356,7 +356,9 @@ Status Journal::walk_from(uint64_t from, uint64_t to, const RecordVisitor* visit
     return {};
 }
 
-Result<uint64_t> Journal::append(std::span<events::Event> batch) {
+Result<uint64_t> Journal::append(std::span<events::Event> batch) { return append(batch, ShipRuns()); }
+
+Result<uint64_t> Journal::append(std::span<events::Event> batch, const ShipRuns& ship) {
     if (_options.read_only) {
         return make_error(ErrorCode::conflict, "journal " + _path + " is open read-only");
     }
@@ -372,15 +374,18 @@ Result<uint64_t> Journal::append(std::span<events::Event> batch) {
 
     // One run per batch (split when long): one key, not one per event.
     rocksdb::WriteBatch write_batch;
+    std::vector<ShippedRun> shipped;
+    auto put_run = [&] {
+        if (ship) shipped.push_back({_run->key(), _run->value()});
+        write_batch.Put(_events_cf, _run->key(), _run->value());
+        _run->clear();
+    };
     uint64_t seq = last;
     _run->clear();
     for (events::Event& event : batch) {
         seq++;
         event.seq = seq;
-        if (_run->full()) {
-            write_batch.Put(_events_cf, _run->key(), _run->value());
-            _run->clear();
-        }
+        if (_run->full()) put_run();
         if (auto* metrics = std::get_if<events::PartitionMetrics>(&event.body)) {
             // In place: the caller routes this event, and a replay must see
             // what the live run acted on (journal_samples.h).
@@ -392,20 +397,120 @@ Result<uint64_t> Journal::append(std::span<events::Event> batch) {
         }
         _run->add(seq, _encoder.encode(event));
     }
-    write_batch.Put(_events_cf, _run->key(), _run->value());
+    put_run();
+    if (ship) {
+        if (Status shipped_ok = ship(shipped); !shipped_ok) {
+            for (events::Event& event : batch) event.seq = 0;
+            return make_error(shipped_ok.error().code, "journal " + _path + ": seq " + std::to_string(last + 1) + ".." +
+                                                           std::to_string(seq) +
+                                                           " not appended: the replica refused them: " +
+                                                           shipped_ok.error().message);
+        }
+    }
+    return write(write_batch, last, seq, batch);
+}
+
+Result<uint64_t> Journal::write(rocksdb::WriteBatch& write_batch, uint64_t last, uint64_t seq,
+                                std::span<events::Event> numbered) {
     rocksdb::WriteOptions write_options;
     write_options.sync = _options.sync;
     const rocksdb::Status status = _db->Write(write_options, &write_batch);
     if (!status.ok()) {
         // The batch is atomic: nothing of it was written, and the numbers
         // given out above are handed out again by the next append.
-        for (events::Event& event : batch) event.seq = 0;
+        for (events::Event& event : numbered) event.seq = 0;
         return rocks_error("journal " + _path + ": append of seq " + std::to_string(last + 1) +
                                ".." + std::to_string(seq),
                            status);
     }
     _last_seq.store(seq, std::memory_order_release);
     return seq;
+}
+
+Result<std::pair<uint64_t, uint64_t>> shipped_run_bounds(const ShippedRun& run) {
+    uint64_t first = 0;
+    uint64_t last = 0;
+    if (run.key.size() != run_key_size || !decode_run_key(run.key, &first, &last) || first == 0 || last < first) {
+        return make_error(ErrorCode::corruption, "shipped journal run: key of " + std::to_string(run.key.size()) +
+                                                     " bytes is not a run of sequence numbers");
+    }
+    return std::pair<uint64_t, uint64_t>{first, last};
+}
+
+Result<std::vector<events::Event>> Journal::append_shipped(std::span<const ShippedRun> runs) {
+    if (_options.read_only) {
+        return make_error(ErrorCode::conflict, "journal " + _path + " is open read-only");
+    }
+    const uint64_t last = last_seq();
+    uint64_t seq = last;
+    rocksdb::WriteBatch write_batch;
+    std::vector<events::Event> out;
+    std::vector<uint64_t> aligned;
+    for (const ShippedRun& run : runs) {
+        Result<std::pair<uint64_t, uint64_t>> bounds = shipped_run_bounds(run);
+        if (!bounds) return bounds.error();
+        auto [first, run_last] = *bounds;
+        if (run_last <= seq) continue;  // read before
+        if (first > seq + 1) {
+            return make_error(ErrorCode::conflict, "journal " + _path + ": shipped run seq " + std::to_string(first) +
+                                                       ".." + std::to_string(run_last) + " does not continue seq " +
+                                                       std::to_string(seq) + " (seq " + std::to_string(seq + 1) +
+                                                       ".." + std::to_string(first - 1) + " missing)");
+        }
+        std::string value = run.value;
+        std::string key = run.key;
+        if (first <= seq) {
+            Result<std::string> sliced = slice_run(run.key, run.value, seq + 1, run_last);
+            if (!sliced) return sliced.error();
+            value = std::move(*sliced);
+            key = run_key(seq + 1, run_last);
+        }
+        RunCursor cursor = RunCursor::of(key, value);
+        while (!cursor.done()) {
+            uint64_t record_seq = 0;
+            std::string_view record;
+            if (Status framed = cursor.next(&record_seq, &record); !framed) return framed.error();
+            std::span<const uint8_t> event_bytes;
+            if (Status checked = check_event_record(record_seq, record, &aligned, &event_bytes); !checked) {
+                return make_error(checked.error().code, "shipped journal run seq " + std::to_string(first) + ".." +
+                                                            std::to_string(run_last) + ": " +
+                                                            checked.error().message);
+            }
+            out.push_back(events::from_flatbuffer(events::view(event_bytes)));
+        }
+        if (Status ended = cursor.finish(); !ended) return ended.error();
+        write_batch.Put(_events_cf, key, value);
+        seq = run_last;
+    }
+    if (seq == last) return out;
+    if (Result<uint64_t> written = write(write_batch, last, seq, {}); !written) return written.error();
+    return out;
+}
+
+Status Journal::seed_snapshot(uint64_t seq, std::span<const uint8_t> bytes) {
+    if (last_seq() >= first_seq()) {
+        return make_error(ErrorCode::conflict, "journal " + _path + " holds seq " + std::to_string(first_seq()) + ".." +
+                                                   std::to_string(last_seq()) + ": a snapshot seeds only an empty one");
+    }
+    if (seq < last_seq()) {
+        return make_error(ErrorCode::conflict, "journal " + _path + ": a snapshot at seq " + std::to_string(seq) +
+                                                   " is older than its numbering (seq " + std::to_string(last_seq()) +
+                                                   ")");
+    }
+    // Numbered as if seq were the last event while the snapshot is written
+    // (begin_snapshot holds a snapshot to the journal's range), then as a
+    // journal with no events after the snapshot, which is how it reopens.
+    const uint64_t first_before = first_seq();
+    const uint64_t last_before = last_seq();
+    _first_seq.store(seq, std::memory_order_release);
+    _last_seq.store(seq, std::memory_order_release);
+    if (Status written = write_snapshot(seq, bytes); !written) {
+        _first_seq.store(first_before, std::memory_order_release);
+        _last_seq.store(last_before, std::memory_order_release);
+        return written;
+    }
+    _first_seq.store(seq + 1, std::memory_order_release);
+    return {};
 }
 
 Status Journal::scan(uint64_t from, uint64_t to, const RecordVisitor& visit) const {

@@ -43,6 +43,7 @@ class DB;
 class Env;
 class ColumnFamilyHandle;
 class SstFileWriter;
+class WriteBatch;
 }  // namespace rocksdb
 
 namespace ballast::store {
@@ -192,6 +193,25 @@ using RecordVisitor = std::function<bool(uint64_t seq, std::span<const uint8_t> 
 /// any other event as it is. Rounding twice changes nothing.
 events::Event as_journaled(events::Event event);
 
+/// One run of journal records exactly as the journal stores it (key: its
+/// first and last seq, 16 bytes; value: the records, journal_record.h),
+/// shipped whole to a replica of the journal (high availability: the
+/// leader's Kafka journal topic, or the simulator's shared log). The
+/// receiver checks every record before it keeps or routes one.
+struct ShippedRun {
+    std::string key;
+    std::string value;
+    bool operator==(const ShippedRun&) const = default;
+};
+
+/// Called by `Journal::append` with the runs it is about to write, before
+/// any of them is written: an error and nothing is appended.
+using ShipRuns = std::function<Status(const std::vector<ShippedRun>& runs)>;
+
+/// A run's first and last seq; an error naming the key when it is not a
+/// run key.
+Result<std::pair<uint64_t, uint64_t>> shipped_run_bounds(const ShippedRun& run);
+
 class Journal;
 class RunBuilder;  // journal_record.h
 struct WalDamage;  // journal_wal.h
@@ -276,6 +296,25 @@ public:
     /// journal never holds what its reader would refuse.
     /// An empty batch is a no-op that returns last_seq().
     Result<uint64_t> append(std::span<events::Event> batch);
+    /// The same, and the runs go to `ship` first (a leader's replica): only
+    /// once it accepts them are they written here, so this journal never
+    /// holds what the replica does not. A refusal appends nothing, hands out
+    /// no number, and comes back as the error.
+    Result<uint64_t> append(std::span<events::Event> batch, const ShipRuns& ship);
+
+    /// A standby's append: runs a leader shipped, written as they are after
+    /// every record is checked (framing, CRC32C, verifier, its seq). They
+    /// must continue this journal: a run (or its part) at or before
+    /// last_seq() is skipped, so reading a replica again from an earlier
+    /// place is harmless; a gap is refused with both seqs named. Returns the
+    /// events appended, decoded, in order. Nothing is written when any run
+    /// is refused.
+    Result<std::vector<events::Event>> append_shipped(std::span<const ShippedRun> runs);
+
+    /// A standby that joins with an empty journal starts from a leader's
+    /// snapshot: stores it and numbers on after `seq`. Refused unless the
+    /// journal holds no events and no snapshot at or after `seq`.
+    Status seed_snapshot(uint64_t seq, std::span<const uint8_t> bytes);
 
     /// The journal holds [first_seq, last_seq]; it is empty when
     /// first_seq == last_seq + 1 (a fresh journal: 1 and 0). The next append
@@ -344,6 +383,10 @@ private:
     Status recover();
     /// apply_retention's two steps (journal_retention.cc).
     Result<RetentionReport> cut_before(int64_t now_ms, const RetentionPolicy& policy);
+    /// Writes an append's batch and makes seq last; on failure un-numbers
+    /// `numbered`.
+    Result<uint64_t> write(rocksdb::WriteBatch& write_batch, uint64_t last, uint64_t seq,
+                           std::span<events::Event> numbered);
     Result<uint64_t> thin_snapshots(int64_t spacing_ms);
     /// The snapshot at `seq` in whichever layout it was written.
     Result<Snapshot> read_snapshot_records(uint64_t seq) const;
