@@ -70,6 +70,11 @@ events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
     Engine& e = *engine;
     e._options = std::move(options);
     const EngineOptions& o = e._options;
+    if (o.follow && (o.port || o.lead || o.replica || o.journal_path.empty())) {
+        return make_error(ErrorCode::invalid_argument,
+                          "a standby engine (follow) needs a journal, and acts on nothing: no port, no leadership, "
+                          "no replica");
+    }
 
     // 1. The journal and what to recover from it.
     Recovered recovered;
@@ -157,8 +162,15 @@ events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
     // On the caller's thread nothing may run on a thread of its own: the
     // stepping scheduler's queue is the caller's alone.
     const HelperThreads helpers{!on_caller_thread, o.background_priority};
+    Replication replication{o.replica, o.follow, o.on_followed, &e._events_fed};
+    // A leader's appends wait for the replica's commit (a Kafka transaction,
+    // milliseconds): on a thread of its own, not one of CAF's two workers.
     e._journal_actor = std::make_unique<caf::actor>(
-        sys.spawn(journal_actor, e._journal.get(), caf::actor(), on_fatal, o.on_retention, helpers, &e._in_flight));
+        o.replica && helpers.own_threads
+            ? sys.spawn<caf::detached>(journal_actor, e._journal.get(), caf::actor(), on_fatal, o.on_retention,
+                                       helpers, &e._in_flight, replication)
+            : sys.spawn(journal_actor, e._journal.get(), caf::actor(), on_fatal, o.on_retention, helpers,
+                        &e._in_flight, replication));
     const uint64_t quiet_until = e._recovered_seq;
     e._executor = std::make_unique<caf::actor>(
         sys.spawn(executor_actor, o.port, *e._journal_actor,
@@ -228,6 +240,9 @@ events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
         caf::anon_send(*e._executor, adopt_atom::value);
     }
 
+    // A standby's configuration and leadership are the leader's, in its runs.
+    if (o.follow) return engine;
+
     // 6. This run's configuration and leadership, journaled as inputs, at
     // the time of the last event (the engine has no clock of its own).
     int64_t time_ms = 0;
@@ -242,7 +257,7 @@ events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
     if (o.lead) {
         start_events.push_back(events::Event{
             0, time_ms, events::Source::operator_,
-            events::LeadershipAcquired{static_cast<int64_t>(e._journal->last_seq() + 1), "local"}});
+            events::LeadershipAcquired{static_cast<int64_t>(e._journal->last_seq() + 1), o.instance_id}});
     }
     if (events::Status status = e.feed(std::move(start_events)); !status) return status.error();
     return engine;
@@ -285,6 +300,14 @@ void Engine::crash_after_messages(uint64_t messages) {
 void Engine::crash_at(CrashKind kind, uint64_t occurrence) {
     crash_after_messages(std::max<uint64_t>(occurrence, 1));
     _crash_kind = kind;
+}
+
+void Engine::resume() {
+    assert(_caller_thread != nullptr);
+    _crashed = false;
+    _crash_budget.reset();
+    _crash_kind.reset();
+    run_actors();
 }
 
 bool Engine::under_way(CrashKind kind) const {
@@ -421,6 +444,27 @@ events::Status Engine::replay(std::vector<events::Event> batch) {
     _events_fed.fetch_add(batch.size());
     caf::anon_send(*_journal_actor, route_atom::value,
                    BatchPtr(std::make_shared<const EventBatch>(std::move(batch))));
+    run_actors();
+    return check_failed();
+}
+
+events::Status Engine::follow(std::vector<store::ShippedRun> runs) {
+    if (events::Status failed = check_failed(); !failed) return failed;
+    if (!_options.follow) return make_error(ErrorCode::conflict, "follow: this engine is not a standby");
+    if (runs.empty()) return {};
+    uint64_t count = 0;
+    for (const store::ShippedRun& run : runs) {
+        events::Result<std::pair<uint64_t, uint64_t>> bounds = store::shipped_run_bounds(run);
+        if (!bounds) return bounds.error();
+        count += bounds->second - bounds->first + 1;
+    }
+    while (!_caller_thread && _events_fed.load() - _progress.events_routed.load() > _options.backlog_events_max) {
+        if (events::Status failed = check_failed(); !failed) return failed;
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    _events_fed.fetch_add(count);
+    caf::anon_send(*_journal_actor, follow_atom::value,
+                   std::make_shared<const std::vector<store::ShippedRun>>(std::move(runs)));
     run_actors();
     return check_failed();
 }

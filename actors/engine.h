@@ -22,6 +22,7 @@
 
 #include "actors/admin_port.h"
 #include "actors/engine_snapshot.h"
+#include "actors/ha_ports.h"
 #include "actors/router_actor.h"
 #include "events/config.h"
 #include "events/event.h"
@@ -63,6 +64,20 @@ struct EngineOptions {
     size_t threads = 2;
     /// Journal a LeadershipAcquired at start: a single instance leads.
     bool lead = true;
+    /// Who this instance is, in its LeadershipAcquired.
+    std::string instance_id = "local";
+    /// High availability, the leader: every append is published to the
+    /// replica (and committed) before this journal holds it and before
+    /// anything acts on it; snapshots are published too. Null: none.
+    JournalReplica* replica = nullptr;
+    /// High availability, a standby: no inputs are fed; the leader's runs
+    /// come through `follow`, are appended as they are and routed, and the
+    /// engine decides again what the leader decided, acting on nothing and
+    /// writing none of its own events (needs port == null, lead == false).
+    bool follow = false;
+    /// A standby: each decision and execution record of the leader as it is
+    /// followed (the leader's ActionsPlanned, to compare with this engine's).
+    std::function<void(const events::Event&)> on_followed;
     /// Start from this snapshot instead of the journal's (replay from a
     /// retained journal). Ignored when journal_path is set.
     const EngineSnapshot* replay_from = nullptr;
@@ -126,6 +141,16 @@ public:
     /// for replay): routed without being written.
     events::Status replay(std::vector<events::Event> batch);
 
+    /// A standby's input (EngineOptions::follow): runs the leader shipped,
+    /// checked and appended as they are, then routed. A run that does not
+    /// continue the journal, or a damaged record, stops the engine with the
+    /// error naming the seqs.
+    events::Status follow(std::vector<store::ShippedRun> runs);
+
+    /// OK while the engine runs; else why it stopped (a journal write or a
+    /// publication that failed, an actor that ended).
+    events::Status health() const { return check_failed(); }
+
     /// Returns once everything fed so far has been journaled, routed,
     /// applied, and planned on.
     events::Status wait_idle();
@@ -157,6 +182,10 @@ public:
     /// one at a time; a kind that never comes never crashes.
     void crash_at(CrashKind kind, uint64_t occurrence);
     bool crashed() const { return _crashed; }
+    /// A stop set up by crash_at / crash_after_messages, taken as a pause
+    /// instead (SIGSTOP, then SIGCONT): the engine goes on from the message
+    /// where it stopped, with everything it held, as a process resumed.
+    void resume();
     /// Actor messages run since crash_after_messages() was called.
     uint64_t messages_run() const { return _messages_run; }
     /// Inputs fed since start (the engine's own start events included; not

@@ -2,6 +2,8 @@
 
 #include <caf/all.hpp>
 
+#include <spdlog/spdlog.h>
+
 #include "actors/thread_priority.h"
 #include "actors/supervision.h"
 
@@ -15,6 +17,15 @@ namespace {
 /// 40-140 ms, in a storm at 1M partitions); in parts, the router routes one
 /// while the next is written.
 constexpr size_t group_commit_events_max = 4096;
+
+/// Appends to the journal, published to the replica first if there is one.
+events::Result<uint64_t> append(JournalActorState& st, EventBatch& batch) {
+    if (!st.replication.replica) return st.journal->append(batch);
+    JournalReplica* replica = st.replication.replica;
+    return st.journal->append(batch, [replica](const std::vector<store::ShippedRun>& runs) {
+        return replica->publish(runs);
+    });
+}
 
 /// Appends pending input batches as one WriteBatch and routes them: all of
 /// them, or the first that hold `group_commit_events_max` events, the rest
@@ -45,7 +56,7 @@ bool flush(caf::stateful_actor<JournalActorState>* self) {
         self->send(self, flush_atom::value);
     }
     if (st.journal) {
-        events::Result<uint64_t> last = st.journal->append(*batch);
+        events::Result<uint64_t> last = append(st, *batch);
         if (!last) {
             st.on_fatal(last.error());
             self->quit(caf::exit_reason::user_shutdown);
@@ -60,7 +71,7 @@ bool flush(caf::stateful_actor<JournalActorState>* self) {
 /// Encodes and writes one snapshot at a time, beside the appends (see the
 /// header). Store::Journal allows one snapshot write beside its appender.
 caf::behavior snapshot_writer(caf::event_based_actor* self, store::Journal* journal,
-                             BackgroundPriority background_priority) {
+                             BackgroundPriority background_priority, JournalReplica* replica) {
     // Detached (its own thread): encoding and writing 160 MB at 1M
     // partitions takes a core for most of a second; in a storm the stream
     // goes first. Not detached, the thread is everyone's: left alone.
@@ -83,6 +94,20 @@ caf::behavior snapshot_writer(caf::event_based_actor* self, store::Journal* jour
             }
             if (status) status = (*writer)->finish();
             if (!status) return caf::make_error(caf::sec::runtime_error, status.error().to_string());
+            if (replica) {
+                // For instances that join later. Not fatal: the leader's
+                // journal is whole without it, and a fenced leader finds out
+                // at its next append.
+                events::Result<store::Snapshot> written = journal->read_snapshot(snapshot->seq);
+                events::Status published = written ? replica->publish_snapshot(
+                                                         snapshot->seq, {reinterpret_cast<const uint8_t*>(written->bytes.data()),
+                                                                         written->bytes.size()})
+                                                   : events::Status(written.error());
+                if (!published) {
+                    spdlog::warn("snapshot at seq {} not published to the journal's replica: {}", snapshot->seq,
+                                 published.error().to_string());
+                }
+            }
             // Retention rides on snapshots: only they make old events unneeded.
             events::Result<store::RetentionReport> retained = journal->apply_retention(now_ms, retention);
             if (!retained) return caf::make_error(caf::sec::runtime_error, retained.error().to_string());
@@ -108,7 +133,7 @@ void fail(caf::stateful_actor<JournalActorState>* self, const events::Error& err
 caf::behavior journal_actor(caf::stateful_actor<JournalActorState>* self, store::Journal* journal,
                             caf::actor router, std::function<void(const events::Error&)> on_fatal,
                             std::function<void(const store::RetentionReport&)> on_retention,
-                            HelperThreads helpers, InFlight* in_flight) {
+                            HelperThreads helpers, InFlight* in_flight, Replication replication) {
     end_with_exception_text(self);
     self->state.in_flight = in_flight;
     self->state.journal = journal;
@@ -116,6 +141,7 @@ caf::behavior journal_actor(caf::stateful_actor<JournalActorState>* self, store:
     self->state.router = std::move(router);
     self->state.on_fatal = std::move(on_fatal);
     self->state.on_retention = std::move(on_retention);
+    self->state.replication = std::move(replication);
     return {
         [=](control_atom, const caf::actor& router) { self->state.router = router; },
         // Inputs from outside. The flush message goes to the back of the
@@ -132,8 +158,9 @@ caf::behavior journal_actor(caf::stateful_actor<JournalActorState>* self, store:
         // not routed. Replies with the last seq (0 in replay: nothing written).
         [=](record_atom, const MutableBatchPtr& batch) -> caf::result<uint64_t> {
             flush_all(self);
-            if (!self->state.journal) return uint64_t{0};
-            events::Result<uint64_t> last = self->state.journal->append(*batch);
+            // A standby: the leader's copy of this event comes in its runs.
+            if (!self->state.journal || self->state.replication.follow) return uint64_t{0};
+            events::Result<uint64_t> last = append(self->state, *batch);
             if (!last) {
                 self->state.on_fatal(last.error());
                 self->quit(caf::exit_reason::user_shutdown);
@@ -150,10 +177,11 @@ caf::behavior journal_actor(caf::stateful_actor<JournalActorState>* self, store:
             if (!st.journal) return true;
             if (!st.snapshot_writer) {
                 const BackgroundPriority priority = st.helpers.background_priority;
+                JournalReplica* replica = st.replication.replica;
                 st.snapshot_writer =
                     st.helpers.own_threads
-                        ? self->spawn<caf::detached + caf::linked>(snapshot_writer, st.journal, priority)
-                        : self->spawn<caf::linked>(snapshot_writer, st.journal, priority);
+                        ? self->spawn<caf::detached + caf::linked>(snapshot_writer, st.journal, priority, replica)
+                        : self->spawn<caf::linked>(snapshot_writer, st.journal, priority, replica);
             }
             caf::response_promise done = self->make_response_promise();
             st.in_flight->snapshot_open.store(1, std::memory_order_relaxed);
@@ -173,6 +201,31 @@ caf::behavior journal_actor(caf::stateful_actor<JournalActorState>* self, store:
                         done.deliver(error);
                     });
             return done;
+        },
+        // A standby: the leader's runs, checked and appended as they are,
+        // then routed like recovery's tail (the router skips the leader's
+        // own events; this engine makes them again).
+        [=](follow_atom, const std::shared_ptr<const std::vector<store::ShippedRun>>& runs) {
+            auto& st = self->state;
+            flush_all(self);
+            uint64_t counted = 0;
+            for (const store::ShippedRun& run : *runs) {
+                if (auto bounds = store::shipped_run_bounds(run)) counted += bounds->second - bounds->first + 1;
+            }
+            events::Result<std::vector<events::Event>> appended = st.journal->append_shipped(*runs);
+            if (!appended) {
+                fail(self, appended.error());
+                return;
+            }
+            if (st.replication.events_fed) st.replication.events_fed->fetch_sub(counted - appended->size());
+            if (st.replication.on_followed) {
+                for (const events::Event& e : *appended) {
+                    if (events::is_decision(e.source)) st.replication.on_followed(e);
+                }
+            }
+            if (appended->empty()) return;
+            self->send(st.router, route_atom::value,
+                       BatchPtr(std::make_shared<const EventBatch>(std::move(*appended))));
         },
         // Already-journaled events (recovery and replay): straight to the router.
         [=](route_atom, const BatchPtr& batch) {

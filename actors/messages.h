@@ -49,6 +49,7 @@ using execute_atom = caf::atom_constant<caf::atom("execute")>;    // router -> e
 using snapshot_atom = caf::atom_constant<caf::atom("snapshot")>;  // state capture and writes
 using idle_atom = caf::atom_constant<caf::atom("idle")>;          // engine -> router: caught up?
 using adopt_atom = caf::atom_constant<caf::atom("adopt")>;        // engine -> executor: after recovery
+using follow_atom = caf::atom_constant<caf::atom("follow")>;    // engine -> journal: a leader's runs (standby)
 using epoch_atom = caf::atom_constant<caf::atom("epoch")>;        // partition shard -> router: epoch applied
 
 using EventBatch = std::vector<events::Event>;

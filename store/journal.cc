@@ -437,6 +437,30 @@ Result<std::pair<uint64_t, uint64_t>> shipped_run_bounds(const ShippedRun& run) 
     return std::pair<uint64_t, uint64_t>{first, last};
 }
 
+Result<std::vector<events::Event>> decode_shipped_run(const ShippedRun& run) {
+    Result<std::pair<uint64_t, uint64_t>> bounds = shipped_run_bounds(run);
+    if (!bounds) return bounds.error();
+    const std::string what = "shipped journal run seq " + std::to_string(bounds->first) + ".." +
+                             std::to_string(bounds->second);
+    std::vector<events::Event> out;
+    std::vector<uint64_t> aligned;
+    RunCursor cursor = RunCursor::of(run.key, run.value);
+    while (!cursor.done()) {
+        uint64_t record_seq = 0;
+        std::string_view record;
+        if (Status framed = cursor.next(&record_seq, &record); !framed) {
+            return make_error(framed.error().code, what + ": " + framed.error().message);
+        }
+        std::span<const uint8_t> event_bytes;
+        if (Status checked = check_event_record(record_seq, record, &aligned, &event_bytes); !checked) {
+            return make_error(checked.error().code, what + ": " + checked.error().message);
+        }
+        out.push_back(events::from_flatbuffer(events::view(event_bytes)));
+    }
+    if (Status ended = cursor.finish(); !ended) return make_error(ended.error().code, what + ": " + ended.error().message);
+    return out;
+}
+
 Result<std::vector<events::Event>> Journal::append_shipped(std::span<const ShippedRun> runs) {
     if (_options.read_only) {
         return make_error(ErrorCode::conflict, "journal " + _path + " is open read-only");
@@ -445,7 +469,6 @@ Result<std::vector<events::Event>> Journal::append_shipped(std::span<const Shipp
     uint64_t seq = last;
     rocksdb::WriteBatch write_batch;
     std::vector<events::Event> out;
-    std::vector<uint64_t> aligned;
     for (const ShippedRun& run : runs) {
         Result<std::pair<uint64_t, uint64_t>> bounds = shipped_run_bounds(run);
         if (!bounds) return bounds.error();
@@ -465,20 +488,9 @@ Result<std::vector<events::Event>> Journal::append_shipped(std::span<const Shipp
             value = std::move(*sliced);
             key = run_key(seq + 1, run_last);
         }
-        RunCursor cursor = RunCursor::of(key, value);
-        while (!cursor.done()) {
-            uint64_t record_seq = 0;
-            std::string_view record;
-            if (Status framed = cursor.next(&record_seq, &record); !framed) return framed.error();
-            std::span<const uint8_t> event_bytes;
-            if (Status checked = check_event_record(record_seq, record, &aligned, &event_bytes); !checked) {
-                return make_error(checked.error().code, "shipped journal run seq " + std::to_string(first) + ".." +
-                                                            std::to_string(run_last) + ": " +
-                                                            checked.error().message);
-            }
-            out.push_back(events::from_flatbuffer(events::view(event_bytes)));
-        }
-        if (Status ended = cursor.finish(); !ended) return ended.error();
+        Result<std::vector<events::Event>> decoded = decode_shipped_run({key, value});
+        if (!decoded) return decoded.error();
+        out.insert(out.end(), std::make_move_iterator(decoded->begin()), std::make_move_iterator(decoded->end()));
         write_batch.Put(_events_cf, key, value);
         seq = run_last;
     }

@@ -212,6 +212,10 @@ using ShipRuns = std::function<Status(const std::vector<ShippedRun>& runs)>;
 /// run key.
 Result<std::pair<uint64_t, uint64_t>> shipped_run_bounds(const ShippedRun& run);
 
+/// A shipped run's events, every record checked (framing, CRC32C, verifier,
+/// seq); an error names the run's seqs and what failed.
+Result<std::vector<events::Event>> decode_shipped_run(const ShippedRun& run);
+
 class Journal;
 class RunBuilder;  // journal_record.h
 struct WalDamage;  // journal_wal.h
