@@ -20,6 +20,7 @@
 #include <string>
 
 #include "adapters/sim/random_scenario.h"
+#include "tests/support/seed_range.h"
 #include "tests/support/temp_dir.h"
 #include "tools/driver/sim_checks.h"
 #include "tools/driver/sim_runner.h"
@@ -27,15 +28,7 @@
 namespace ballast::driver {
 namespace {
 
-std::pair<uint64_t, uint64_t> seed_range() {
-    const char* text = std::getenv("BALLAST_SIM_SEEDS");
-    if (!text) return {1, 200};
-    const std::string range(text);
-    const size_t dash = range.find('-');
-    const uint64_t from = std::stoull(range.substr(0, dash));
-    const uint64_t to = dash == std::string::npos ? from : std::stoull(range.substr(dash + 1));
-    return {from, to};
-}
+std::pair<uint64_t, uint64_t> seed_range() { return testing::seed_range("BALLAST_SIM_SEEDS", {1, 200}); }
 
 /// An apache scenario tells the engine its copy rate, as an operator sets
 /// the key to the cluster's throttle; automq copies nothing; the user wins.

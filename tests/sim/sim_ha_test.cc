@@ -18,6 +18,7 @@
 #include <string>
 
 #include "adapters/sim/random_scenario.h"
+#include "tests/support/seed_range.h"
 #include "tests/support/temp_dir.h"
 #include "tools/driver/ha_sim.h"
 #include "tools/driver/sim_runner.h"
@@ -25,15 +26,7 @@
 namespace ballast::driver {
 namespace {
 
-std::pair<uint64_t, uint64_t> seed_range() {
-    const char* text = std::getenv("BALLAST_HA_SEEDS");
-    if (!text) return {1, 12};
-    const std::string range(text);
-    const size_t dash = range.find('-');
-    const uint64_t from = std::stoull(range.substr(0, dash));
-    const uint64_t to = dash == std::string::npos ? from : std::stoull(range.substr(dash + 1));
-    return {from, to};
-}
+std::pair<uint64_t, uint64_t> seed_range() { return testing::seed_range("BALLAST_HA_SEEDS", {1, 12}); }
 
 TEST(HaSim, EverySeedKeepsOneActingLeaderAndLosesNothing) {
     const auto [from, to] = seed_range();
