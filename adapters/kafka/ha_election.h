@@ -1,0 +1,88 @@
+#pragma once
+
+/// The election of high availability: a member of a Kafka consumer group
+/// subscribed to the journal topic (one partition). The group's range
+/// assignor gives that partition to exactly one member at a time: the
+/// member holding it is the leader.
+///
+/// Membership is all it takes: the assignment is accepted with an empty
+/// local assignment, so this consumer never fetches the journal (the reader
+/// does that on its own terms) and never commits an offset. A thread polls
+/// librdkafka every `poll_interval_ms` to keep the membership alive (the
+/// heartbeats themselves run on librdkafka's threads; the poll serves the
+/// rebalance callback and `max.poll.interval.ms`).
+///
+/// Timing (librdkafka 2.0.2, Kafka 4.1.1, session timeout 6 s, heartbeat
+/// 1 s): a first member is assigned the partition a few seconds after it
+/// subscribes; when the leader closes (leaves the group), another member
+/// has it about a heartbeat later; a leader that dies without leaving is
+/// replaced once its session times out.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "events/result.h"
+
+struct rd_kafka_s;
+struct rd_kafka_topic_partition_list_s;
+
+namespace ballast::kafka {
+
+struct KafkaElectionOptions {
+    std::string bootstrap_servers;
+    /// client.id: how the group and the brokers' logs name this instance.
+    std::string instance_id;
+    /// The consumer group (`ballast.ha.group.id`).
+    std::string group_id = "ballast";
+    /// The topic whose partition 0 makes its holder the leader.
+    std::string topic;
+    /// The broker forgets a member that has not heartbeated for this long
+    /// (the broker's minimum, group.min.session.timeout.ms, is 6 s by
+    /// default): how long a crashed leader keeps the partition.
+    int64_t session_timeout_ms = 6'000;
+    /// How often the member tells the broker it lives, and learns of a
+    /// rebalance: how soon a member follows a change.
+    int64_t heartbeat_interval_ms = 1'000;
+    /// How often the thread polls librdkafka; a revocation is seen within it.
+    int64_t poll_interval_ms = 100;
+};
+
+class KafkaElection {
+public:
+    /// Joins the group (subscribes) and starts the polling thread; the
+    /// assignment comes later.
+    static events::Result<std::unique_ptr<KafkaElection>> join(KafkaElectionOptions options);
+    ~KafkaElection();
+    KafkaElection(const KafkaElection&) = delete;
+    KafkaElection& operator=(const KafkaElection&) = delete;
+
+    /// Whether the group assigns this member partition 0 now. False from the
+    /// moment a revocation reaches the polling thread (or close begins).
+    bool elected() const { return _elected.load(std::memory_order_acquire); }
+
+    /// How many times this member was elected (for status and tests).
+    uint64_t times_elected() const { return _times_elected.load(std::memory_order_relaxed); }
+
+    /// Leaves the group (LeaveGroup: the broker rebalances at once instead
+    /// of waiting for the session to time out). Idempotent.
+    void close();
+
+private:
+    friend struct ElectionCallbacks;  // librdkafka's rebalance callback
+    explicit KafkaElection(KafkaElectionOptions options) : _options(std::move(options)) {}
+    void rebalance(int error, rd_kafka_topic_partition_list_s* partitions);
+    void run();
+
+    KafkaElectionOptions _options;
+    rd_kafka_s* _handle = nullptr;
+    std::thread _thread;
+    std::atomic<bool> _stopping{false};
+    std::atomic<bool> _elected{false};
+    std::atomic<uint64_t> _times_elected{0};
+    bool _closed = false;
+};
+
+}  // namespace ballast::kafka
