@@ -193,19 +193,29 @@ Status RdKafka::set_broker_configs(int32_t broker_id,
 }
 
 events::Result<std::string> RdKafka::broker_config(int32_t broker_id, const std::string& key) {
+    return describe_config(RD_KAFKA_RESOURCE_BROKER, std::to_string(broker_id), broker_id, key);
+}
+
+events::Result<std::string> RdKafka::topic_config(const std::string& topic, const std::string& key) {
+    return describe_config(RD_KAFKA_RESOURCE_TOPIC, topic, -1, key);
+}
+
+events::Result<std::string> RdKafka::describe_config(int type, const std::string& name, int32_t broker_id,
+                                                     const std::string& key) {
     char error[512];
-    const std::string name = std::to_string(broker_id);
     rd_kafka_ConfigResource_t* resource =
-        rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_BROKER, name.c_str());
+        rd_kafka_ConfigResource_new(static_cast<rd_kafka_ResourceType_t>(type), name.c_str());
     rd_kafka_queue_t* queue = rd_kafka_queue_new(_handle);
     rd_kafka_AdminOptions_t* options =
         rd_kafka_AdminOptions_new(_handle, RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS);
     rd_kafka_AdminOptions_set_request_timeout(options, admin_timeout_ms, error, sizeof(error));
-    rd_kafka_AdminOptions_set_broker(options, broker_id, error, sizeof(error));
+    // A broker's own configs must be asked of that broker.
+    if (broker_id >= 0) rd_kafka_AdminOptions_set_broker(options, broker_id, error, sizeof(error));
     rd_kafka_DescribeConfigs(_handle, &resource, 1, options, queue);
     rd_kafka_event_t* event = wait_event(queue);
     events::Result<std::string> result =
-        make_error(ErrorCode::io_error, "DescribeConfigs broker " + name + ": no answer");
+        make_error(ErrorCode::io_error, std::string("DescribeConfigs ") + (broker_id >= 0 ? "broker " : "topic ") +
+                                            name + ": no answer");
     if (event != nullptr && rd_kafka_event_error(event) == RD_KAFKA_RESP_ERR_NO_ERROR) {
         size_t count = 0;
         const rd_kafka_ConfigResource_t** results = rd_kafka_DescribeConfigs_result_resources(

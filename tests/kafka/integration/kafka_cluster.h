@@ -51,6 +51,8 @@ public:
                                       const std::vector<std::pair<std::string, std::string>>& configs);
     /// The value broker `broker_id` itself reports for config `key` ("" if unset).
     events::Result<std::string> broker_config(int32_t broker_id, const std::string& key);
+    /// The value of topic config `key` (DescribeConfigs; "" if it has none).
+    events::Result<std::string> topic_config(const std::string& topic, const std::string& key);
     /// Produces `count` records of `bytes` bytes each to one partition, acks=all,
     /// and waits until every one is acknowledged.
     events::Status produce(const std::string& topic, int32_t partition, int count, int bytes);
@@ -60,6 +62,8 @@ public:
     std::string cluster_id();
 
 private:
+    events::Result<std::string> describe_config(int type, const std::string& name, int32_t broker_id,
+                                                const std::string& key);
     rd_kafka_s* _handle = nullptr;
 };
 
