@@ -23,6 +23,11 @@ events::Result<std::unique_ptr<KafkaElection>> KafkaElection::join(KafkaElection
     if (options.topic.empty() || options.group_id.empty() || options.instance_id.empty()) {
         return make_error(ErrorCode::invalid_argument, "the election needs a topic, a group id and an instance id");
     }
+    if (options.assignment_strategy != "range" && options.assignment_strategy != "cooperative-sticky") {
+        return make_error(ErrorCode::invalid_argument, "the election of group " + options.group_id +
+                                                           ": assignment strategy \"" + options.assignment_strategy +
+                                                           "\" is neither range nor cooperative-sticky");
+    }
     if (options.heartbeat_interval_ms <= 0 || options.heartbeat_interval_ms >= options.session_timeout_ms) {
         return make_error(ErrorCode::invalid_argument,
                           "the election of group " + options.group_id + ": heartbeat interval " +
@@ -37,9 +42,9 @@ events::Result<std::unique_ptr<KafkaElection>> KafkaElection::join(KafkaElection
         {"group.id", o.group_id},
         {"session.timeout.ms", std::to_string(o.session_timeout_ms)},
         {"heartbeat.interval.ms", std::to_string(o.heartbeat_interval_ms)},
-        // One partition, one holder: range gives it to the first member in
-        // the group's order, and moves it only when that member leaves.
-        {"partition.assignment.strategy", "range"},
+        // One partition, one holder (see the header for range against
+        // cooperative-sticky).
+        {"partition.assignment.strategy", o.assignment_strategy},
         {"enable.auto.commit", "false"},
         {"enable.auto.offset.store", "false"},
         {"allow.auto.create.topics", "false"},
@@ -70,12 +75,24 @@ events::Result<std::unique_ptr<KafkaElection>> KafkaElection::join(KafkaElection
 
 KafkaElection::~KafkaElection() { close(); }
 
+namespace {
+
+bool holds_zero(const rd_kafka_topic_partition_list_t* partitions, const std::string& topic) {
+    for (int i = 0; i < partitions->cnt; i++) {
+        if (topic == partitions->elems[i].topic && partitions->elems[i].partition == 0) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
 void KafkaElection::rebalance(int error, rd_kafka_topic_partition_list_s* partitions) {
+    if (std::string(rd_kafka_rebalance_protocol(_handle)) == "COOPERATIVE") {
+        rebalance_cooperative(error, partitions);
+        return;
+    }
     if (error == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
-        bool holds = false;
-        for (int i = 0; i < partitions->cnt; i++) {
-            holds = holds || (_options.topic == partitions->elems[i].topic && partitions->elems[i].partition == 0);
-        }
+        const bool holds = holds_zero(partitions, _options.topic);
         // Accept the group's assignment with nothing to fetch (see header).
         PartitionListPtr nothing(rd_kafka_topic_partition_list_new(0));
         if (const rd_kafka_resp_err_t assigned = rd_kafka_assign(_handle, nothing.get()); assigned) {
@@ -98,6 +115,40 @@ void KafkaElection::rebalance(int error, rd_kafka_topic_partition_list_s* partit
                      rd_kafka_assignment_lost(_handle) ? "lost" : "revoked", _options.topic);
     }
     rd_kafka_assign(_handle, nullptr);
+}
+
+/// Cooperative: the partitions handed over are assigned incrementally
+/// (from the end, so no committed offset is looked up) and paused, so that
+/// nothing is fetched; only those revoked are taken away.
+void KafkaElection::rebalance_cooperative(int error, rd_kafka_topic_partition_list_s* partitions) {
+    const bool zero = holds_zero(partitions, _options.topic);
+    if (error == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+        for (int i = 0; i < partitions->cnt; i++) partitions->elems[i].offset = RD_KAFKA_OFFSET_END;
+        if (ha_detail::ErrorPtr assigned(rd_kafka_incremental_assign(_handle, partitions)); assigned) {
+            spdlog::warn("{}: the election of group {}: accepting the assignment: {}", _options.instance_id,
+                         _options.group_id, error_text(assigned.get()));
+            return;
+        }
+        rd_kafka_pause_partitions(_handle, partitions);
+        if (zero && !_stopping.load()) {
+            _elected.store(true, std::memory_order_release);
+            _times_elected.fetch_add(1, std::memory_order_relaxed);
+            spdlog::info("{}: elected: group {} assigned it {}-0", _options.instance_id, _options.group_id,
+                         _options.topic);
+        }
+        return;
+    }
+    if (zero || error != RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS) {
+        const bool was = _elected.exchange(false, std::memory_order_acq_rel);
+        if (was) {
+            spdlog::info("{}: no longer elected: group {} {} {}-0", _options.instance_id, _options.group_id,
+                         rd_kafka_assignment_lost(_handle) ? "lost" : "revoked", _options.topic);
+        }
+    }
+    if (ha_detail::ErrorPtr unassigned(rd_kafka_incremental_unassign(_handle, partitions)); unassigned) {
+        spdlog::warn("{}: the election of group {}: giving up the assignment: {}", _options.instance_id,
+                     _options.group_id, error_text(unassigned.get()));
+    }
 }
 
 void KafkaElection::run() {

@@ -5,12 +5,22 @@
 /// assignor gives that partition to exactly one member at a time: the
 /// member holding it is the leader.
 ///
-/// Membership is all it takes: the assignment is accepted with an empty
-/// local assignment, so this consumer never fetches the journal (the reader
-/// does that on its own terms) and never commits an offset. A thread polls
-/// librdkafka every `poll_interval_ms` to keep the membership alive (the
-/// heartbeats themselves run on librdkafka's threads; the poll serves the
-/// rebalance callback and `max.poll.interval.ms`).
+/// Membership is all it takes: this consumer never fetches the journal (the
+/// reader does that on its own terms) and never commits an offset. Under the
+/// range assignor (eager rebalancing) the assignment is accepted with an
+/// empty local one; under cooperative-sticky the partition is assigned from
+/// the end and paused at once. A thread polls librdkafka every
+/// `poll_interval_ms` to keep the membership alive (the heartbeats
+/// themselves run on librdkafka's threads; the poll serves the rebalance
+/// callback and `max.poll.interval.ms`).
+///
+/// Which assignor decides what a member joining the group does to the
+/// leader. Range (eager) revokes every member's partitions at each
+/// rebalance and assigns again: the leader is unelected for a moment (~20
+/// ms here) whenever any member joins or leaves, and partition 0 goes to the
+/// member whose id sorts first, which may be the newcomer. Cooperative-
+/// sticky revokes only what moves: a member joining leaves the leader
+/// elected throughout.
 ///
 /// Timing (librdkafka 2.0.2, Kafka 4.1.1, session timeout 6 s, heartbeat
 /// 1 s): a first member is assigned the partition a few seconds after it
@@ -48,6 +58,9 @@ struct KafkaElectionOptions {
     int64_t heartbeat_interval_ms = 1'000;
     /// How often the thread polls librdkafka; a revocation is seen within it.
     int64_t poll_interval_ms = 100;
+    /// partition.assignment.strategy: "range" or "cooperative-sticky" (see
+    /// above).
+    std::string assignment_strategy = "range";
 };
 
 class KafkaElection {
@@ -74,6 +87,7 @@ private:
     friend struct ElectionCallbacks;  // librdkafka's rebalance callback
     explicit KafkaElection(KafkaElectionOptions options) : _options(std::move(options)) {}
     void rebalance(int error, rd_kafka_topic_partition_list_s* partitions);
+    void rebalance_cooperative(int error, rd_kafka_topic_partition_list_s* partitions);
     void run();
 
     KafkaElectionOptions _options;

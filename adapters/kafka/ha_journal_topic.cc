@@ -211,6 +211,7 @@ events::Result<std::unique_ptr<KafkaHaLog>> KafkaHaLog::open(KafkaHaOptions opti
         election.topic = o.journal_topic_name();
         election.session_timeout_ms = o.session_timeout_ms;
         election.heartbeat_interval_ms = o.heartbeat_interval_ms;
+        election.assignment_strategy = o.assignment_strategy;
         events::Result<std::unique_ptr<KafkaElection>> joined = KafkaElection::join(std::move(election));
         if (!joined) return joined.error();
         log->_election = std::move(*joined);

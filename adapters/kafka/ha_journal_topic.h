@@ -56,6 +56,10 @@ struct KafkaHaOptions {
     int64_t session_timeout_ms = 6'000;
     /// How often a member heartbeats and so learns of a rebalance.
     int64_t heartbeat_interval_ms = 1'000;
+    /// The election's assignor: "range" (a member joining unseats the
+    /// leader for a moment) or "cooperative-sticky" (it does not);
+    /// KafkaElectionOptions says more.
+    std::string assignment_strategy = "range";
     /// How long after its newest commit a leader may still make admin calls
     /// (may_act). 0: the session timeout less two heartbeats and a second
     /// (3 s with the defaults), so that the lease runs out before another
