@@ -241,8 +241,10 @@ events::Status HaNode::promote() {
     o.instance_id = _options.instance_id;
     // The epoch is the seq of this leadership's events: the engine journals
     // its configuration and LeadershipAcquired right after what it holds.
+    if (_options.before_lead) _options.before_lead();
     events::Result<std::unique_ptr<Engine>> started = Engine::start(std::move(o));
     if (!started) {
+        if (_options.on_lead_lost) _options.on_lead_lost("the leader's engine did not start: " + started.error().message);
         log.drop_writer();
         if (events::Status reopened = open_standby(); !reopened) return reopened;
         return started.error();
@@ -271,7 +273,8 @@ events::Status HaNode::step_down(const std::string& why) {
 }
 
 events::Status HaNode::step() {
-    if (!_engine) return make_error(ErrorCode::conflict, "the node is stopped");
+    // A standby that could not open (the log unreachable, say) tries again.
+    if (!_engine) return open_standby();
     HaLog& log = *_options.log;
     if (_role == HaRole::leader) {
         if (events::Status health = _engine->health(); !health) return step_down(health.error().message);

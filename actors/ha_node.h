@@ -50,8 +50,11 @@ struct HaNodeOptions {
     /// behind the lease; the node sets replica, follow, lead and instance_id.
     EngineOptions engine;
     HaLog* log = nullptr;
-    /// On promotion, with the engine that now leads (feed it: the cluster's
-    /// state first); on stepping down, before that engine stops.
+    /// On promotion: just before the leader's engine starts (its recovery
+    /// adopts through the port what was in flight), then with the engine that
+    /// now leads (feed it: the cluster's state first); on stepping down,
+    /// before that engine stops, and when its start failed.
+    std::function<void()> before_lead;
     std::function<void(Engine&)> on_lead;
     std::function<void(const std::string& why)> on_lead_lost;
     /// How long a standby's step waits for the log.
@@ -86,8 +89,9 @@ public:
     HaNode& operator=(const HaNode&) = delete;
 
     /// One turn: a standby reads and follows (or is promoted); a leader
-    /// checks that it may go on leading (or steps down). An error only when
-    /// the instance cannot go on at all (its journal cannot be opened).
+    /// checks that it may go on leading (or steps down). An error when the
+    /// standby could not be opened (its journal, the log); the next step
+    /// tries again.
     events::Status step();
 
     /// A clean stop (SIGTERM): a leader lets its engine finish what it has,

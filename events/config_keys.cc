@@ -229,6 +229,24 @@ std::vector<KeySpec> make_config_keys() {
         string_key("ballast.metrics.cruise.control.topic", "__CruiseControlMetrics", false,
                    "The topic Cruise Control's metrics reporter writes (metrics source "
                    "cruise-control)."),
+        boolean_key("ballast.ha.enable", "false",
+                    "`ballast run`: one of several instances (high availability). A Kafka consumer "
+                    "group elects the leader, which alone acts and publishes its journal to a Kafka "
+                    "topic; the others follow it and take over when it goes."),
+        string_key("ballast.ha.group.id", "ballast", false,
+                   "High availability: the consumer group that elects the leader; every instance "
+                   "with the same group id is one Ballast."),
+        string_key("ballast.ha.journal.topic", "", true,
+                   "High availability: the topic the leader publishes its journal to (one "
+                   "partition); empty: \"<group id>-journal\". Snapshots go to \"<topic>-snapshots\"."),
+        string_key("ballast.ha.instance.id", "", true,
+                   "High availability: this instance's name in the group and in the journal; "
+                   "empty: host name and process id."),
+        int_key(int64, "ballast.ha.session.timeout.ms", "6000", 1000, 300'000,
+                "High availability: how long the group waits for a silent leader before it elects "
+                "another (the brokers' group.min.session.timeout.ms is 6000 by default); a leader "
+                "makes no admin call later than this less two heartbeats and a second after its "
+                "last committed publication."),
         choice_key("ballast.log.level", "info",
                    {"trace", "debug", "info", "warn", "error", "critical", "off"},
                    "Least severe log level that is written."),

@@ -11,7 +11,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include <unistd.h>
+
+#include <cstdio>
+
 #include "actors/engine.h"
+#include "actors/ha_node.h"
+#include "adapters/kafka/ha_journal_topic.h"
 #include "adapters/kafka/kafka_admin_port.h"
 #include "adapters/kafka/metadata_poller.h"
 #include "adapters/kafka/metrics_sampler.h"
@@ -104,41 +110,140 @@ bool wait_for_cluster(const LiveRunOptions& options, const kafka::wire::ClientOp
     }
 }
 
-}  // namespace
+/// What feeds a leading engine from the cluster, for one leadership: the
+/// cluster as the adapter sees it, the admin port, the metadata poller, the
+/// metrics sources and the clock. Made fresh for each leadership (a port
+/// and a poller start from an empty picture, so the new leader is told the
+/// whole cluster again) and stopped, in reverse, when it ends.
+class Leadership {
+public:
+    Leadership(const LiveRunOptions& options, const kafka::wire::ClientOptions& client, kafka::EventClock clock,
+               EngineFeed* feed)
+        : _options(options), _client(client), _clock(std::move(clock)), _feed(feed) {
+        const events::Config& config = options.config;
+        kafka::KafkaAdminPortOptions port_options;
+        port_options.client = client;
+        port_options.poll_interval_ms = std::min<int64_t>(config.get_int64("ballast.metadata.poll.ms"), 1000);
+        port_options.call_timeout_ms = call_timeout_ms;
+        // Time for the poller to report a finished move, several polls over.
+        port_options.abandon_after_ms = std::max<int64_t>(30'000, 10 * config.get_int64("ballast.metadata.poll.ms"));
+        port = std::make_unique<kafka::KafkaAdminPort>(port_options, _clock, &_view);
+        port->attach(feed->sink());
+    }
+    ~Leadership() { stop(); }
 
-int run_live(const LiveRunOptions& options) {
-    events::Result<std::vector<kafka::wire::BrokerAddress>> servers = kafka::wire::parse_bootstrap_servers(options.bootstrap_servers);
-    if (!servers) return report_error("--bootstrap-server: " + servers.error().message);
-    const events::Config& config = options.config;
-    StopSignals signals;
+    /// Metadata first (the port judges completion by what the poller
+    /// reported), then the port's worker, the metrics sources, and the
+    /// clock once the engine knows the cluster (the first round plans on a
+    /// real picture), or after `wait` said stop.
+    events::Status start(const std::function<bool(int64_t)>& wait) {
+        const events::Config& config = _options.config;
+        kafka::MetadataPollerOptions poller_options;
+        poller_options.bootstrap_servers = _options.bootstrap_servers;
+        poller_options.client = _client;
+        poller_options.poll_interval_ms = config.get_int64("ballast.metadata.poll.ms");
+        poller_options.call_timeout_ms = call_timeout_ms;
+        _poller = std::make_unique<kafka::MetadataPoller>(poller_options, _clock, &_view);
+        if (events::Status s = _poller->start(_feed->sink()); !s) return s;
+        port->start();
 
-    kafka::wire::ClientOptions client;
-    client.bootstrap_servers = *servers;
-    client.connection.client_id = "ballast";
-    if (!wait_for_cluster(options, client, signals)) {
-        spdlog::info("stopped before the cluster answered");
-        return exit_ok;
+        const int64_t sample_interval_ms = config.get_int64("ballast.metrics.sample.interval.ms");
+        for (const std::string& source : config.get_string_list("ballast.metrics.source")) {
+            if (source == "sampler") {
+                kafka::MetricsSamplerOptions o;
+                o.bootstrap_servers = _options.bootstrap_servers;
+                o.client = _client;
+                o.interval_ms = sample_interval_ms;
+                o.call_timeout_ms = call_timeout_ms;
+                _samplers.push_back(std::make_unique<kafka::MetricsSampler>(o, _clock, &_view));
+                if (events::Status s = _samplers.back()->start(_feed->sink()); !s) return s;
+            } else {
+                kafka::MetricsTopicReaderOptions o;
+                o.bootstrap_servers = _options.bootstrap_servers;
+                o.format = source == "automq" ? kafka::MetricsFormat::automq : kafka::MetricsFormat::cruise_control;
+                o.topic = config.get_string(source == "automq" ? "ballast.metrics.automq.topic"
+                                                               : "ballast.metrics.cruise.control.topic");
+                o.interval_ms = sample_interval_ms;
+                o.call_timeout_ms = call_timeout_ms;
+                _readers.push_back(std::make_unique<kafka::MetricsTopicReader>(o, _clock, &_view));
+                if (events::Status s = _readers.back()->start(_feed->sink()); !s) return s;
+            }
+            spdlog::info("metrics from {}", source);
+        }
+        for (int i = 0; i < 100 && _view.version() == 0; i++) {
+            if (!wait(100)) break;
+        }
+        _ticks = std::make_unique<ClockThread>(_clock, config.get_int64("ballast.tick.interval.ms"), _feed);
+        return {};
     }
 
-    kafka::WallClock wall;
-    const kafka::EventClock clock = wall.clock();
-    kafka::ClusterView view;
+    /// Every source, then the port: nothing feeds the engine afterwards.
+    void stop() {
+        _ticks.reset();
+        for (auto& r : _readers) r->stop();
+        for (auto& s : _samplers) s->stop();
+        if (_poller) _poller->stop();
+        port->stop();
+    }
+
+    std::unique_ptr<kafka::KafkaAdminPort> port;
+
+private:
+    const LiveRunOptions& _options;
+    kafka::wire::ClientOptions _client;
+    kafka::EventClock _clock;
+    EngineFeed* _feed;
+    kafka::ClusterView _view;
+    std::unique_ptr<kafka::MetadataPoller> _poller;
+    std::vector<std::unique_ptr<kafka::MetricsSampler>> _samplers;
+    std::vector<std::unique_ptr<kafka::MetricsTopicReader>> _readers;
+    std::unique_ptr<ClockThread> _ticks;
+};
+
+}  // namespace
+
+namespace {
+
+/// The cluster port a highly available instance gives its engines: the
+/// current leadership's (Leadership::port), none while it follows; a call
+/// with none is dropped (the lease refuses it before it gets here).
+class LeadershipPort : public actors::AdminPort {
+public:
+    void set(kafka::KafkaAdminPort* port) {
+        std::lock_guard<std::mutex> lock(_mutex);
+        _port = port;
+    }
+    void attach(actors::EventSink) override {}  // each leadership's port is attached to the feed
+    void submit(const events::Action& action, uint32_t attempt) override {
+        std::lock_guard<std::mutex> lock(_mutex);
+        if (_port) _port->submit(action, attempt);
+    }
+    void cancel(const events::Action& action) override {
+        std::lock_guard<std::mutex> lock(_mutex);
+        if (_port) _port->cancel(action);
+    }
+    void adopt(const events::Action& action, uint32_t attempt) override {
+        std::lock_guard<std::mutex> lock(_mutex);
+        if (_port) _port->adopt(action, attempt);
+    }
+
+private:
+    std::mutex _mutex;
+    kafka::KafkaAdminPort* _port = nullptr;
+};
+
+/// One instance beside a cluster: it leads from the start.
+int run_single(const LiveRunOptions& options, const kafka::wire::ClientOptions& client, kafka::EventClock clock,
+               StopSignals& signals) {
+    const events::Config& config = options.config;
     RunLog log;
     EngineFeed feed(&log);
-
-    kafka::KafkaAdminPortOptions port_options;
-    port_options.client = client;
-    port_options.poll_interval_ms = std::min<int64_t>(config.get_int64("ballast.metadata.poll.ms"), 1000);
-    port_options.call_timeout_ms = call_timeout_ms;
-    // Time for the poller to report a finished move, several polls over.
-    port_options.abandon_after_ms = std::max<int64_t>(30'000, 10 * config.get_int64("ballast.metadata.poll.ms"));
-    kafka::KafkaAdminPort port(port_options, clock, &view);
-    port.attach(feed.sink());
+    Leadership leadership(options, client, clock, &feed);
 
     actors::EngineOptions engine_options;
     engine_options.config = config;
     engine_options.journal_path = config.get_string("ballast.journal.path");
-    engine_options.port = &port;
+    engine_options.port = leadership.port.get();
     engine_options.on_decision = [&log](const events::Event& e) { log.decision(e); };
     engine_options.on_retention = [&log](const store::RetentionReport& r) { log.retention(r); };
     log.set_recovering(true);
@@ -154,65 +259,22 @@ int run_live(const LiveRunOptions& options) {
     // Whatever way this function ends, nothing feeds the engine once it is gone.
     struct Unfeed {
         EngineFeed& feed;
-        kafka::KafkaAdminPort& port;
+        Leadership& leadership;
         ~Unfeed() {
-            port.stop();
+            leadership.stop();
             feed.set_engine(nullptr);
         }
-    } unfeed{feed, port};
-
-    // Metadata first: the port judges completion by what the poller reported.
-    kafka::MetadataPollerOptions poller_options;
-    poller_options.bootstrap_servers = options.bootstrap_servers;
-    poller_options.client = client;
-    poller_options.poll_interval_ms = config.get_int64("ballast.metadata.poll.ms");
-    poller_options.call_timeout_ms = call_timeout_ms;
-    kafka::MetadataPoller poller(poller_options, clock, &view);
-    if (events::Status s = poller.start(feed.sink()); !s) return report_error(s.error());
-    port.start();
-
-    std::vector<std::unique_ptr<kafka::MetricsSampler>> samplers;
-    std::vector<std::unique_ptr<kafka::MetricsTopicReader>> readers;
-    const int64_t sample_interval_ms = config.get_int64("ballast.metrics.sample.interval.ms");
-    for (const std::string& source : config.get_string_list("ballast.metrics.source")) {
-        if (source == "sampler") {
-            kafka::MetricsSamplerOptions o;
-            o.bootstrap_servers = options.bootstrap_servers;
-            o.client = client;
-            o.interval_ms = sample_interval_ms;
-            o.call_timeout_ms = call_timeout_ms;
-            samplers.push_back(std::make_unique<kafka::MetricsSampler>(o, clock, &view));
-            if (events::Status s = samplers.back()->start(feed.sink()); !s) return report_error(s.error());
-        } else {
-            kafka::MetricsTopicReaderOptions o;
-            o.bootstrap_servers = options.bootstrap_servers;
-            o.format = source == "automq" ? kafka::MetricsFormat::automq : kafka::MetricsFormat::cruise_control;
-            o.topic = config.get_string(source == "automq" ? "ballast.metrics.automq.topic"
-                                                           : "ballast.metrics.cruise.control.topic");
-            o.interval_ms = sample_interval_ms;
-            o.call_timeout_ms = call_timeout_ms;
-            readers.push_back(std::make_unique<kafka::MetricsTopicReader>(o, clock, &view));
-            if (events::Status s = readers.back()->start(feed.sink()); !s) return report_error(s.error());
-        }
-        spdlog::info("metrics from {}", source);
+    } unfeed{feed, leadership};
+    int signal = 0;  // a signal taken while the sources start is kept for the loop below
+    if (events::Status s = leadership.start([&](int64_t ms) { return (signal = signals.wait(ms)) == 0; }); !s) {
+        return report_error(s.error());
     }
 
-    // Ticks once the engine knows the cluster: the first round plans on a real picture.
-    for (int i = 0; i < 100 && view.version() == 0; i++) {
-        if (signals.wait(100) != 0) break;
-    }
-    auto ticks = std::make_unique<ClockThread>(clock, config.get_int64("ballast.tick.interval.ms"), &feed);
-
-    int signal = 0;
     while (signal == 0 && !feed.failed()) signal = signals.wait(500);
     spdlog::info("{}: stopping", signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "engine failure");
 
     // Stop feeding: every source first, then the engine drains what it has.
-    ticks.reset();
-    for (auto& r : readers) r->stop();
-    for (auto& s : samplers) s->stop();
-    poller.stop();
-    port.stop();
+    leadership.stop();
     feed.set_engine(nullptr);
     events::Status idle = engine->wait_idle();
     engine->stop();
@@ -223,6 +285,147 @@ int run_live(const LiveRunOptions& options) {
     if (feed.failed()) return report_error("the engine refused events: " + feed.failure());
     spdlog::info("stopped cleanly; journal {}", config.get_string("ballast.journal.path"));
     return exit_ok;
+}
+
+/// This instance's name in the group and in its LeadershipAcquired: the
+/// setting, or host name and process id.
+std::string instance_id(const events::Config& config) {
+    std::string id = config.get_string("ballast.ha.instance.id");
+    if (!id.empty()) return id;
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "ballast");
+    return std::string(host) + "-" + std::to_string(getpid());
+}
+
+/// One of several instances (ballast.ha.enable): a standby until the group
+/// elects it, then the leader (actors/ha_node.h).
+int run_ha(const LiveRunOptions& options, const kafka::wire::ClientOptions& client, kafka::EventClock clock,
+           StopSignals& signals) {
+    const events::Config& config = options.config;
+    kafka::KafkaHaOptions ha;
+    ha.bootstrap_servers = options.bootstrap_servers;
+    ha.instance_id = instance_id(config);
+    ha.group_id = config.get_string("ballast.ha.group.id");
+    ha.journal_topic = config.get_string("ballast.ha.journal.topic");
+    ha.session_timeout_ms = config.get_int64("ballast.ha.session.timeout.ms");
+    // Range, the eager default, takes the partition from the leader for a
+    // moment whenever an instance joins (and may give it to the newcomer):
+    // every standby's start would be a failover. Cooperative-sticky leaves it.
+    ha.assignment_strategy = "cooperative-sticky";
+    ha.call_timeout_ms = call_timeout_ms;
+    events::Result<std::unique_ptr<kafka::KafkaHaLog>> opened = kafka::KafkaHaLog::open(ha);
+    if (!opened) return report_error("high availability: " + opened.error().to_string());
+    std::unique_ptr<kafka::KafkaHaLog> ha_log = std::move(*opened);
+    spdlog::info("{}: in group {}, journal topic {} (replication factor {})", ha.instance_id, ha.group_id,
+                 ha.journal_topic_name(), ha_log->topics().replication_factor);
+
+    RunLog log;
+    EngineFeed feed(&log);
+    int signal = 0;  // SIGINT or SIGTERM, also when taken while a leadership's sources start
+    // The cluster port of the current leadership; none while following.
+    std::unique_ptr<Leadership> leadership;
+    LeadershipPort port;
+
+    actors::HaNodeOptions node_options;
+    node_options.instance_id = ha.instance_id;
+    node_options.log = ha_log.get();
+    node_options.engine.config = config;
+    node_options.engine.journal_path = config.get_string("ballast.journal.path");
+    node_options.engine.port = &port;
+    node_options.engine.on_decision = [&log](const events::Event& e) { log.decision(e); };
+    node_options.engine.on_retention = [&log](const store::RetentionReport& r) { log.retention(r); };
+    node_options.before_lead = [&] {
+        // Before the engine starts: its recovery adopts what was in flight.
+        leadership = std::make_unique<Leadership>(options, client, clock, &feed);
+        port.set(leadership->port.get());
+        log.set_recovering(true);
+    };
+    node_options.on_lead = [&](actors::Engine& engine) {
+        log.set_recovering(false);
+        feed.lead(&engine);
+        if (events::Status s = leadership->start([&](int64_t ms) { return (signal = signals.wait(ms)) == 0; }); !s) {
+            spdlog::error("starting the cluster's sources: {}", s.error().to_string());
+            return;
+        }
+        // The moment a failover ends (bench/failover.sh measures up to it).
+        spdlog::info("{}: leading: the cluster's sources run and the first tick is fed", ha.instance_id);
+    };
+    node_options.on_lead_lost = [&](const std::string&) {
+        log.set_recovering(false);
+        if (leadership) leadership->stop();
+        port.set(nullptr);
+        feed.set_engine(nullptr);
+        leadership.reset();
+    };
+    // The log may not answer at once (a topic just made, a broker away):
+    // retried with backoff, as the cluster is, until a signal.
+    kafka::RetryBackoff backoff("starting as a standby on journal " + config.get_string("ballast.journal.path"), 1000,
+                                reachable_backoff_max_ms);
+    std::unique_ptr<actors::HaNode> node;
+    while (!node) {
+        events::Result<std::unique_ptr<actors::HaNode>> node_started = actors::HaNode::start(node_options);
+        if (node_started) {
+            node = std::move(*node_started);
+        } else if ((signal = signals.wait(backoff.failed(node_started.error().to_string()))) != 0) {
+            ha_log->close();
+            return exit_ok;
+        }
+    }
+    spdlog::info("{}: standby, journal {} at seq {}", ha.instance_id, config.get_string("ballast.journal.path"),
+                 node->status().journal_seq);
+
+    auto last_report = std::chrono::steady_clock::now();
+    actors::HaRole role = node->role();
+    while (signal == 0) {
+        if (events::Status stepped = node->step(); !stepped) {
+            spdlog::error("{}: {}", ha.instance_id, stepped.error().to_string());
+            signal = signals.wait(1000);  // the next step tries again
+            continue;
+        }
+        const actors::HaStatus status = node->status();
+        const auto now = std::chrono::steady_clock::now();
+        if (status.role != role || now - last_report >= std::chrono::seconds(10)) {
+            if (status.role == actors::HaRole::leader) {
+                spdlog::info("{}: leader, epoch {}, journal at seq {}", ha.instance_id, status.epoch,
+                             status.journal_seq);
+            } else {
+                spdlog::info("{}: standby, journal at seq {}, {} rounds decided as the leader did, {} otherwise",
+                             ha.instance_id, status.journal_seq, status.decisions_matched,
+                             status.decisions_diverged);
+            }
+            role = status.role;
+            last_report = now;
+        }
+        // A standby's step waits on the log; a leader's returns at once.
+        if (signal == 0) signal = signals.wait(role == actors::HaRole::leader ? 200 : 0);
+    }
+    spdlog::info("{}: stopping", signal == SIGINT ? "SIGINT" : "SIGTERM");
+    events::Status stopped = node->stop();
+    node.reset();
+    ha_log->close();  // leaves the group: another instance leads a heartbeat later
+    if (!stopped) return report_error(stopped.error());
+    spdlog::info("stopped cleanly; journal {}", config.get_string("ballast.journal.path"));
+    return exit_ok;
+}
+
+}  // namespace
+
+int run_live(const LiveRunOptions& options) {
+    events::Result<std::vector<kafka::wire::BrokerAddress>> servers =
+        kafka::wire::parse_bootstrap_servers(options.bootstrap_servers);
+    if (!servers) return report_error("--bootstrap-server: " + servers.error().message);
+    StopSignals signals;
+
+    kafka::wire::ClientOptions client;
+    client.bootstrap_servers = *servers;
+    client.connection.client_id = "ballast";
+    if (!wait_for_cluster(options, client, signals)) {
+        spdlog::info("stopped before the cluster answered");
+        return exit_ok;
+    }
+    kafka::WallClock wall;
+    if (options.config.get_bool("ballast.ha.enable")) return run_ha(options, client, wall.clock(), signals);
+    return run_single(options, client, wall.clock(), signals);
 }
 
 }  // namespace ballast::tools

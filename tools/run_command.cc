@@ -14,6 +14,7 @@ namespace {
 struct RunOptions {
     std::string bootstrap_servers;
     std::string journal;
+    bool ha = false;
 };
 
 int run_command(const Context& ctx, const RunOptions& options) {
@@ -23,6 +24,9 @@ int run_command(const Context& ctx, const RunOptions& options) {
         if (events::Status s = config->set("ballast.journal.path", options.journal, "--journal"); !s) {
             return report_error(s.error());
         }
+    }
+    if (options.ha) {
+        if (events::Status s = config->set("ballast.ha.enable", "true", "--ha"); !s) return report_error(s.error());
     }
     setup_logging(*config);
     LiveRunOptions live;
@@ -39,6 +43,9 @@ void register_run_command(CLI::App& app, Context& ctx) {
     run->add_option("--bootstrap-server", options->bootstrap_servers, "The cluster's brokers, HOST:PORT[,HOST:PORT...]")
         ->required();
     run->add_option("--journal", options->journal, "Journal directory (default: ballast.journal.path)");
+    run->add_flag("--ha", options->ha,
+                  "One of several instances: leader elected through Kafka, journal replicated through a Kafka "
+                  "topic (ballast.ha.enable)");
     run->callback([&ctx, options] { ctx.exit_code = run_command(ctx, *options); });
 }
 

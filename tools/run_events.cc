@@ -90,6 +90,15 @@ void EngineFeed::feed(std::vector<events::Event> batch) {
     }
 }
 
+void EngineFeed::lead(actors::Engine* engine) {
+    {
+        std::lock_guard<std::mutex> lock(_mutex);
+        _stopped = false;
+        _failed = false;
+    }
+    set_engine(engine);
+}
+
 void EngineFeed::set_engine(actors::Engine* engine) {
     std::lock_guard<std::mutex> lock(_mutex);
     _engine = engine;

@@ -54,6 +54,10 @@ public:
     void feed(std::vector<events::Event> batch);
     /// Sets the engine (and feeds what waited); null: stop feeding.
     void set_engine(actors::Engine* engine);
+    /// High availability: feeds `engine`, this instance's new leadership's,
+    /// after an earlier leadership stopped feeding or failed (what waited is
+    /// the new leadership's: its port's outcomes during the engine's start).
+    void lead(actors::Engine* engine);
     bool failed() const { return _failed.load(); }
     const std::string& failure() const { return _failure; }
 

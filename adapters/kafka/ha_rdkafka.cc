@@ -1,6 +1,7 @@
 #include "adapters/kafka/ha_rdkafka.h"
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 #include <thread>
 
@@ -230,9 +231,21 @@ events::Result<CommittedReader::Bounds> CommittedReader::bounds() {
     // ListOffsets (earliest, latest) with the handle's isolation level,
     // read_committed: "latest" is the last stable offset, not the high
     // watermark.
-    const rd_kafka_resp_err_t error =
-        rd_kafka_query_watermark_offsets(_handle.get(), _topic.c_str(), 0, &bounds.log_start, &bounds.stable_end,
-                                         timeout_int(_connection.call_timeout_ms));
+    // A topic just made (by this instance or another) may be unknown to this
+    // handle's metadata for a moment: asked again until the call's timeout.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(_connection.call_timeout_ms);
+    rd_kafka_resp_err_t error = RD_KAFKA_RESP_ERR_NO_ERROR;
+    for (;;) {
+        error = rd_kafka_query_watermark_offsets(_handle.get(), _topic.c_str(), 0, &bounds.log_start,
+                                                 &bounds.stable_end, timeout_int(_connection.call_timeout_ms));
+        const bool not_yet = error == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION ||
+                             error == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC ||
+                             error == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
+                             error == RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE ||
+                             error == RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION;
+        if (!not_yet || std::chrono::steady_clock::now() >= deadline) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
     if (error != RD_KAFKA_RESP_ERR_NO_ERROR) {
         return make_error(ErrorCode::io_error,
                           _what + ": offsets of " + where() + " " + brokers() + ": " + error_text(error));
