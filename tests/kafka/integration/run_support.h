@@ -37,6 +37,8 @@ public:
     /// SIGKILL and wait: a crash.
     void kill();
     bool running();
+    /// The child's pid (-1 once it was waited for): for SIGSTOP and SIGCONT.
+    pid_t pid() const { return _pid; }
     std::string log() const;
     /// Waits (bounded) until the log contains `text` `count` times.
     bool wait_for_log(const std::string& text, int64_t timeout_ms, size_t count = 1) const;

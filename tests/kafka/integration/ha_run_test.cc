@@ -1,0 +1,321 @@
+// High availability against the real cluster: three `ballast run --ha`
+// processes beside the test cluster, and a drill on whoever leads: SIGKILLs
+// (one in the middle of a batch of moves), a SIGSTOP past the session
+// timeout and a SIGCONT (the zombie), and a SIGTERM (a clean handover).
+// Checked the way an operator would: Kafka's own list of reassignments,
+// watched throughout, against the intents the journal holds; each
+// instance's journal against the others'; a producer's acknowledged records
+// against a consumer's; the balance at the end. Waits are bounded; no
+// pass/fail on speed (bench/failover.sh measures it).
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "adapters/kafka/wire/admin_client.h"
+#include "tests/kafka/integration/kafka_cluster.h"
+#include "tests/kafka/integration/run_support.h"
+#include "tests/support/temp_dir.h"
+
+namespace ballast::kafka {
+namespace {
+
+using nlohmann::json;
+using testing::BallastProcess;
+
+constexpr int64_t call_timeout_ms = 15'000;
+constexpr int instances = 3;
+
+/// Every reassignment Kafka lists while the drill runs: partition -> each
+/// set of adding replicas seen.
+class ReassignmentWatcher {
+public:
+    ReassignmentWatcher(wire::AdminClient& admin, std::string topic) : _admin(admin), _topic(std::move(topic)) {
+        _thread = std::thread([this] { run(); });
+    }
+    ~ReassignmentWatcher() { stop(); }
+    void stop() {
+        _stopping = true;
+        if (_thread.joinable()) _thread.join();
+    }
+    std::map<int32_t, std::set<std::vector<int32_t>>> seen() {
+        std::lock_guard<std::mutex> lock(_mutex);
+        return _seen;
+    }
+    size_t running_now() {
+        std::lock_guard<std::mutex> lock(_mutex);
+        return _running_now;
+    }
+
+private:
+    void run() {
+        while (!_stopping) {
+            auto listed = _admin.list_partition_reassignments({}, call_timeout_ms);
+            if (listed) {
+                std::lock_guard<std::mutex> lock(_mutex);
+                _running_now = 0;
+                for (const auto& t : listed->topics) {
+                    if (t.name != _topic) continue;
+                    for (const auto& p : t.partitions) {
+                        std::vector<int32_t> adding = p.adding_replicas;
+                        std::sort(adding.begin(), adding.end());
+                        _seen[p.partition_index].insert(adding);
+                        _running_now++;
+                    }
+                }
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        }
+    }
+    wire::AdminClient& _admin;
+    std::string _topic;
+    std::thread _thread;
+    std::atomic<bool> _stopping{false};
+    std::mutex _mutex;
+    std::map<int32_t, std::set<std::vector<int32_t>>> _seen;
+    size_t _running_now = 0;
+};
+
+class HaOnKafka : public ::testing::Test {
+protected:
+    void SetUp() override {
+        _bootstrap = testing::bootstrap_servers_from_env();
+        ASSERT_FALSE(_bootstrap.empty()) << testing::no_cluster_message();
+        events::Result<std::vector<wire::BrokerAddress>> servers = wire::parse_bootstrap_servers(_bootstrap);
+        ASSERT_TRUE(servers.ok()) << servers.error().to_string();
+        wire::ClientOptions options;
+        options.bootstrap_servers = *servers;
+        _admin = std::make_unique<wire::AdminClient>(options);
+        _rdkafka = std::make_unique<testing::RdKafka>(_bootstrap);
+        _group = "ballast-ha-it-" + std::to_string(::getpid());
+        _processes.resize(instances);
+    }
+    void TearDown() override {
+        for (auto& p : _processes) {
+            if (p && p->running()) p->kill();
+        }
+        if (HasFailure()) {
+            for (const std::string& log : _logs) {
+                std::fprintf(stderr, "---- %s, last lines:\n%s\n", log.c_str(), tail(log).c_str());
+            }
+        }
+        for (const std::string& topic : {_topic, _group + "-journal", _group + "-journal-snapshots"}) {
+            if (!topic.empty()) (void)_rdkafka->delete_topic(topic);
+        }
+    }
+    static std::string tail(const std::string& path) {
+        std::ifstream in(path);
+        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        return text.substr(text.size() > 40000 ? text.size() - 40000 : 0);
+    }
+    std::string name(int i) const { return "ballast-" + std::to_string(i + 1); }
+    std::string journal(int i) const { return _dir / ("journal-" + std::to_string(i + 1)); }
+
+    /// Instance i (again, after a kill or a stop), on its own journal.
+    void start(int i) {
+        std::vector<std::string> args;
+        for (const std::string& s : {
+                 std::string("autobalancer.controller.anomaly.detect.interval.ms=4000"),
+                 std::string("autobalancer.controller.execution.interval.ms=1000"),
+                 std::string("ballast.partition.cooldown.ms=15000"),
+                 std::string("ballast.metrics.sample.interval.ms=2000"),
+                 std::string("ballast.metadata.poll.ms=500"),
+                 std::string("ballast.tick.interval.ms=500"),
+                 "ballast.ha.group.id=" + _group,
+                 "ballast.ha.instance.id=" + name(i),
+             }) {
+            args.push_back("--set");
+            args.push_back(s);
+        }
+        args.insert(args.end(), {"run", "--ha", "--bootstrap-server", _bootstrap, "--journal", journal(i)});
+        const std::string log = _dir / (name(i) + "-" + std::to_string(_logs.size()) + ".log");
+        _logs.push_back(log);
+        _processes[i] = std::make_unique<BallastProcess>(args, log);
+    }
+    /// How many times each running instance logged that it leads.
+    int leaderships(int i) const { return count(_processes[i]->log(), ": leading, epoch "); }
+    static int count(const std::string& text, const std::string& mark) {
+        int n = 0;
+        for (size_t at = text.find(mark); at != std::string::npos; at = text.find(mark, at + 1)) n++;
+        return n;
+    }
+    /// The instance that leads now: the one whose latest leadership has not
+    /// been followed by a step-down; -1 when none does within the timeout.
+    int wait_for_leader(int64_t timeout_ms, int other_than = -1) {
+        int found = -1;
+        (void)testing::eventually(
+            [&] {
+                for (int i = 0; i < instances; i++) {
+                    if (i == other_than || !_processes[i] || !_processes[i]->running()) continue;
+                    const std::string log = _processes[i]->log();
+                    const size_t led = log.rfind(": leading, epoch ");
+                    const size_t down = log.rfind(": stepping down: ");
+                    if (led != std::string::npos && (down == std::string::npos || down < led)) {
+                        found = i;
+                        return true;
+                    }
+                }
+                return false;
+            },
+            timeout_ms);
+        return found;
+    }
+    std::map<int, int> replicas_per_broker(int32_t partitions) {
+        std::map<int, int> out{{1, 0}, {2, 0}, {3, 0}};
+        for (int32_t p = 0; p < partitions; p++) {
+            auto state = _rdkafka->partition(_topic, p);
+            if (!state.ok()) return {};
+            for (int32_t b : state->replicas) out[b]++;
+        }
+        return out;
+    }
+
+    std::string _bootstrap;
+    std::string _group;
+    std::string _topic;
+    std::unique_ptr<wire::AdminClient> _admin;
+    std::unique_ptr<testing::RdKafka> _rdkafka;
+    testing::TempDir _dir;
+    std::vector<std::unique_ptr<BallastProcess>> _processes;
+    std::vector<std::string> _logs;
+};
+
+TEST_F(HaOnKafka, ThreeInstancesKeepOneActingLeaderThroughKillsAZombieAndAHandover) {
+    // Twelve RF1 partitions on broker 1, a producer and a consumer: the
+    // leader spreads them over the three while the drill runs.
+    _topic = "ballast-ha-skew-" + std::to_string(::getpid());
+    constexpr int32_t partitions = 12;
+    ASSERT_TRUE(_rdkafka->create_topic(_topic, std::vector<std::vector<int32_t>>(partitions, {1})).ok());
+    for (int32_t p = 0; p < partitions; p++) ASSERT_TRUE(_rdkafka->produce(_topic, p, 200, 1000).ok());
+    testing::CountingProducer producer(_bootstrap, _topic, partitions, 200, 200);
+    testing::CountingConsumer consumer(_bootstrap, _topic, partitions);
+    ReassignmentWatcher watcher(*_admin, _topic);
+
+    for (int i = 0; i < instances; i++) start(i);
+    int leader = wait_for_leader(60'000);
+    ASSERT_GE(leader, 0) << "no instance led within 60 s";
+
+    // 1. SIGKILL in the middle of a batch: as soon as Kafka runs a move.
+    (void)testing::eventually([&] { return watcher.running_now() > 0; }, 60'000);
+    _processes[leader]->kill();
+    int next = wait_for_leader(60'000, leader);
+    ASSERT_GE(next, 0) << "nobody took over from a SIGKILLed " << name(leader);
+    start(leader);
+    leader = next;
+
+    // 2. SIGKILL at a moment drawn from the pid, between 1 and 4 s in.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1000 + (::getpid() % 3000)));
+    _processes[leader]->kill();
+    next = wait_for_leader(60'000, leader);
+    ASSERT_GE(next, 0) << "nobody took over from a SIGKILLed " << name(leader);
+    start(leader);
+    leader = next;
+
+    // 3. The zombie: SIGSTOP past the session timeout (6 s), someone else
+    // leads, SIGCONT. It must step down and act on nothing.
+    const int zombie = leader;
+    ASSERT_EQ(::kill(_processes[zombie]->pid(), SIGSTOP), 0);
+    next = wait_for_leader(60'000, zombie);
+    ASSERT_GE(next, 0) << "nobody took over from a stopped " << name(zombie);
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    ASSERT_EQ(::kill(_processes[zombie]->pid(), SIGCONT), 0);
+    EXPECT_TRUE(_processes[zombie]->wait_for_log(": stepping down: ", 60'000)) << "the zombie did not step down";
+    leader = next;
+
+    // 4. SIGTERM: a clean handover.
+    EXPECT_EQ(_processes[leader]->terminate(), 0);
+    next = wait_for_leader(60'000, leader);
+    ASSERT_GE(next, 0) << "nobody took over from a stopped " << name(leader);
+    start(leader);
+    leader = next;
+
+    // The cluster ends balanced, with nothing in flight.
+    EXPECT_TRUE(testing::eventually(
+        [&] {
+            const std::map<int, int> counts = replicas_per_broker(partitions);
+            // Spread, not exact: the replica and leader goals count the
+            // cluster's other topics too.
+            return watcher.running_now() == 0 && counts.size() == 3 && counts.at(1) >= 3 && counts.at(2) >= 3 &&
+                   counts.at(3) >= 3;
+        },
+        240'000))
+        << "not balanced: broker 1 " << replicas_per_broker(partitions)[1] << ", broker 2 "
+        << replicas_per_broker(partitions)[2] << ", broker 3 " << replicas_per_broker(partitions)[3];
+    producer.stop();
+    watcher.stop();
+    // Standbys catch up, then every instance stops cleanly.
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    for (int i = 0; i < instances; i++) {
+        if (_processes[i] && _processes[i]->running()) {
+            EXPECT_EQ(_processes[i]->terminate(), 0) << name(i);
+        }
+    }
+
+    // Every journal holds the same events at the same seqs (the log's), and
+    // every reassignment Kafka ran was an intent in them.
+    std::vector<std::map<uint64_t, json>> journals(instances);
+    for (int i = 0; i < instances; i++) {
+        for (json& e : testing::journal_events(journal(i))) journals[i].emplace(e.at("seq").get<uint64_t>(), e);
+        ASSERT_FALSE(journals[i].empty()) << name(i);
+    }
+    for (int i = 1; i < instances; i++) {
+        for (const auto& [seq, e] : journals[i]) {
+            auto other = journals[0].find(seq);
+            if (other == journals[0].end()) continue;
+            EXPECT_EQ(other->second, e) << name(i) << " and " << name(0) << " differ at seq " << seq;
+        }
+    }
+    std::map<uint64_t, json> merged;
+    for (const auto& j : journals) merged.insert(j.begin(), j.end());
+    std::map<uint64_t, json> planned;  // action id -> action
+    std::set<uint64_t> submitted;
+    for (const auto& [seq, e] : merged) {
+        if (e.at("type") == "actions_planned") {
+            for (const json& a : e.at("actions")) planned[a.at("action_id").get<uint64_t>()] = a;
+        } else if (e.at("type") == "action_submitted") {
+            submitted.insert(e.at("action_id").get<uint64_t>());
+        }
+    }
+    std::map<int32_t, std::set<int32_t>> intended;  // partition -> destinations with an intent
+    for (const uint64_t id : submitted) {
+        auto a = planned.find(id);
+        if (a == planned.end()) continue;
+        const json& action = a->second;
+        if (action.at("topic") == _topic) {
+            intended[action.at("partition").get<int32_t>()].insert(action.at("destination_broker").get<int32_t>());
+        }
+        // A swap's other partition goes the other way.
+        if (action.at("kind") == "swap" && action.at("swap_topic") == _topic) {
+            intended[action.at("swap_partition").get<int32_t>()].insert(action.at("source_broker").get<int32_t>());
+        }
+    }
+    for (const auto& [partition, addings] : watcher.seen()) {
+        for (const std::vector<int32_t>& adding : addings) {
+            for (const int32_t broker : adding) {
+                EXPECT_TRUE(intended[partition].count(broker))
+                    << _topic << "-" << partition << ": Kafka added a replica on broker " << broker
+                    << " with no intent in the journal";
+            }
+        }
+    }
+    EXPECT_FALSE(watcher.seen().empty()) << "Kafka never ran a reassignment";
+
+    // Nothing acknowledged was lost.
+    const auto acked = producer.acknowledged();
+    EXPECT_TRUE(testing::eventually(
+        [&] {
+            const auto received = consumer.received();
+            return std::includes(received.begin(), received.end(), acked.begin(), acked.end());
+        },
+        60'000))
+        << "acknowledged records were not consumed";
+}
+
+}  // namespace
+}  // namespace ballast::kafka
