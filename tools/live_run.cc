@@ -336,13 +336,14 @@ int run_ha(const LiveRunOptions& options, const kafka::wire::ClientOptions& clie
     node_options.engine.on_retention = [&log](const store::RetentionReport& r) { log.retention(r); };
     node_options.before_lead = [&] {
         // Before the engine starts: its recovery adopts what was in flight.
+        feed.wait_for_engine();
         leadership = std::make_unique<Leadership>(options, client, clock, &feed);
         port.set(leadership->port.get());
         log.set_recovering(true);
     };
     node_options.on_lead = [&](actors::Engine& engine) {
         log.set_recovering(false);
-        feed.lead(&engine);
+        feed.set_engine(&engine);
         if (events::Status s = leadership->start([&](int64_t ms) { return (signal = signals.wait(ms)) == 0; }); !s) {
             spdlog::error("starting the cluster's sources: {}", s.error().to_string());
             return;

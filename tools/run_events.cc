@@ -90,13 +90,12 @@ void EngineFeed::feed(std::vector<events::Event> batch) {
     }
 }
 
-void EngineFeed::lead(actors::Engine* engine) {
-    {
-        std::lock_guard<std::mutex> lock(_mutex);
-        _stopped = false;
-        _failed = false;
-    }
-    set_engine(engine);
+void EngineFeed::wait_for_engine() {
+    std::lock_guard<std::mutex> lock(_mutex);
+    _engine = nullptr;
+    _stopped = false;
+    _failed = false;
+    _waiting.clear();
 }
 
 void EngineFeed::set_engine(actors::Engine* engine) {

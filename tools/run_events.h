@@ -54,10 +54,11 @@ public:
     void feed(std::vector<events::Event> batch);
     /// Sets the engine (and feeds what waited); null: stop feeding.
     void set_engine(actors::Engine* engine);
-    /// High availability: feeds `engine`, this instance's new leadership's,
-    /// after an earlier leadership stopped feeding or failed (what waited is
-    /// the new leadership's: its port's outcomes during the engine's start).
-    void lead(actors::Engine* engine);
+    /// High availability, before a new leadership's engine starts: events
+    /// wait again for `set_engine` (an earlier leadership stopped feeding, or
+    /// its engine refused a batch); what waited before is dropped, it was
+    /// the earlier leadership's.
+    void wait_for_engine();
     bool failed() const { return _failed.load(); }
     const std::string& failure() const { return _failure; }
 
