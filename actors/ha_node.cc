@@ -304,7 +304,13 @@ events::Status HaNode::step() {
         return {};
     }
     if (runs->empty()) return {};
-    return _engine->follow(std::move(*runs));
+    if (events::Status followed = _engine->follow(std::move(*runs)); !followed) {
+        // A gap (the log's retention passed this standby before it read what
+        // it needed) or a damaged run: the next step follows again from the
+        // journal, or from the log's snapshot when the log has moved past it.
+        spdlog::warn("{}: {}", _options.instance_id, followed.error().message);
+    }
+    return {};
 }
 
 events::Status HaNode::stop() {

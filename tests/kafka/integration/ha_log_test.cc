@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "adapters/kafka/ha_journal_topic.h"
@@ -179,9 +180,20 @@ public:
         _bootstrap = testing::bootstrap_servers_from_env();
         ASSERT_FALSE(_bootstrap.empty()) << testing::no_cluster_message();
     }
+    /// The topics of every group a test used go with it: the suites after
+    /// this one find the cluster as they expect it.
+    void TearDown() override {
+        if (_groups.empty()) return;
+        testing::RdKafka admin(_bootstrap);
+        for (const std::string& group : _groups) {
+            (void)admin.delete_topic(group + "-journal");
+            (void)admin.delete_topic(group + "-journal-snapshots");
+        }
+    }
 
     /// An instance of `group`; it joins the election only when asked.
-    KafkaHaOptions options(const std::string& group, const std::string& instance, bool join_election = false) const {
+    KafkaHaOptions options(const std::string& group, const std::string& instance, bool join_election = false) {
+        _groups.insert(group);
         KafkaHaOptions o;
         o.bootstrap_servers = _bootstrap;
         o.instance_id = instance;
@@ -198,6 +210,7 @@ public:
     }
 
     std::string _bootstrap;
+    std::set<std::string> _groups;
 };
 
 TEST_F(HaLogOnKafka, PublishedRunsComeBackInOrderFromAnySeq) {
