@@ -37,7 +37,8 @@ int64_t now_ms() {
         .count();
 }
 
-/// "2026-12-03T17:10:21.123 info ..." (local time, as `ballast` logs) -> epoch ms.
+/// A log line "YYYY-MM-DDTHH:MM:SS.mmm level ..." (local time, as `ballast`
+/// logs) -> epoch ms.
 int64_t line_time_ms(const std::string& line) {
     std::tm tm{};
     if (line.size() < 23 || !strptime(line.substr(0, 19).c_str(), "%Y-%m-%dT%H:%M:%S", &tm)) return -1;

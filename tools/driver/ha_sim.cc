@@ -78,10 +78,9 @@ events::Result<HaSimSummary> run_ha_simulation(const HaSimOptions& options) {
     std::mt19937_64 random(scenario.seed ^ 0x4a11'0000'0000'0000ULL);
 
     std::vector<Instance> instances(options.instances);
-    std::vector<events::Event> resync_on_lead;  // fed to a new leader
-    // Events that reached no leader (none, or one being replaced): a new
-    // leader is told the cluster's state instead, as a poller that starts
-    // reports it.
+    // Events that reach no leader (none, or one being replaced) are not
+    // fed again: each new leader is told the cluster's state instead, as a
+    // poller that starts reports it (on_lead).
     auto start_instance = [&](Instance& in) -> events::Status {
         in.view = log.join(in.name);
         in.port = std::make_unique<CheckedPort>(in.name, cluster.port(), log, summary, submitted);
@@ -159,8 +158,7 @@ events::Result<HaSimSummary> run_ha_simulation(const HaSimOptions& options) {
         return nullptr;
     };
 
-    std::vector<events::Event> first = cluster.start();
-    (void)first;  // the first leader is told the cluster's state when it leads
+    (void)cluster.start();  // the first leader is told the cluster's state when it leads
     for (int64_t now_ms = scenario.tick_interval_ms; now_ms <= until_ms; now_ms += scenario.tick_interval_ms) {
         log.set_now(now_ms);
         // Faults due now, on whoever leads.
