@@ -297,6 +297,16 @@ std::string instance_id(const events::Config& config) {
     return std::string(host) + "-" + std::to_string(getpid());
 }
 
+/// "caught up", or "lag N records, M ms behind the leader" (the leader's
+/// clock on both ends), or why it is not known.
+std::string lag_text(kafka::KafkaHaLog& log, uint64_t applied_seq) {
+    events::Result<kafka::JournalLag> lag = log.lag(applied_seq);
+    if (!lag) return "lag unknown (" + lag.error().to_string() + ")";
+    if (lag->caught_up) return "caught up";
+    return "lag " + std::to_string(lag->records) + " records (the leader's log is at seq " +
+           std::to_string(lag->newest_seq) + "), " + (lag->ms >= 0 ? std::to_string(lag->ms) + " ms" : "? ms");
+}
+
 /// One of several instances (ballast.ha.enable): a standby until the group
 /// elects it, then the leader (actors/ha_node.h).
 int run_ha(const LiveRunOptions& options, const kafka::wire::ClientOptions& client, kafka::EventClock clock,
@@ -390,9 +400,9 @@ int run_ha(const LiveRunOptions& options, const kafka::wire::ClientOptions& clie
                 spdlog::info("{}: leader, epoch {}, journal at seq {}", ha.instance_id, status.epoch,
                              status.journal_seq);
             } else {
-                spdlog::info("{}: standby, journal at seq {}, {} rounds decided as the leader did, {} otherwise",
-                             ha.instance_id, status.journal_seq, status.decisions_matched,
-                             status.decisions_diverged);
+                spdlog::info("{}: standby, journal at seq {}, {}, {} rounds decided as the leader did, {} otherwise",
+                             ha.instance_id, status.journal_seq, lag_text(*ha_log, status.journal_seq),
+                             status.decisions_matched, status.decisions_diverged);
             }
             role = status.role;
             last_report = now;

@@ -124,6 +124,10 @@ public:
     events::Result<std::optional<store::Snapshot>> newest_snapshot() override;
     events::Result<uint64_t> first_seq() override;
 
+    /// A standby's lag behind the log (KafkaJournalReader::lag), from the
+    /// node's thread, between its steps.
+    events::Result<JournalLag> lag(uint64_t applied_seq) { return _reader->lag(applied_seq); }
+
     /// A clean stop (SIGTERM): drops the writer and leaves the group, so that
     /// another member is elected about a heartbeat later instead of a
     /// session timeout later. elected() is false from here on.

@@ -199,6 +199,7 @@ events::Result<std::optional<CommittedReader::Item>> CommittedReader::next(int64
             if (message->offset >= _started_at) {
                 Item item;
                 item.offset = message->offset;
+                item.timestamp_ms = rd_kafka_message_timestamp(message.get(), nullptr);
                 if (message->key != nullptr) item.key.assign(static_cast<const char*>(message->key), message->key_len);
                 if (message->payload != nullptr) {
                     item.value.assign(static_cast<const char*>(message->payload), message->len);

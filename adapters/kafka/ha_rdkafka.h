@@ -133,6 +133,9 @@ public:
         enum class Kind { message, end };
         Kind kind = Kind::message;
         int64_t offset = -1;  // the message's; the end's: the offset the reader reached
+        /// The message's timestamp (the writer's clock when it produced
+        /// it: CreateTime); -1 when it has none, and for the end.
+        int64_t timestamp_ms = -1;
         std::string key;
         std::string value;
     };

@@ -103,6 +103,7 @@ events::Result<std::optional<KafkaJournalReader::Committed>> KafkaJournalReader:
     if (got.kind == Item::Kind::end || got.offset >= before) return std::optional<Committed>();
     Committed committed;
     committed.offset = got.offset;
+    committed.timestamp_ms = got.timestamp_ms;
     committed.run.key = std::move(got.key);
     committed.run.value = std::move(got.value);
     return std::optional<Committed>(std::move(committed));
@@ -159,6 +160,7 @@ events::Result<std::optional<KafkaJournalReader::Committed>> KafkaJournalReader:
         }
         Committed committed;
         committed.offset = got.offset;
+        committed.timestamp_ms = got.timestamp_ms;
         committed.run.key = std::move(got.key);
         committed.run.value = std::move(got.value);
         return std::optional<Committed>(std::move(committed));
@@ -202,6 +204,7 @@ events::Result<std::vector<store::ShippedRun>> KafkaJournalReader::read(int64_t 
         }
         bytes += size;
         _next = message->offset + 1;
+        _read_timestamp_ms = message->timestamp_ms;
         out.push_back(std::move(message->run));
     }
     return out;
@@ -232,11 +235,71 @@ events::Result<bool> KafkaJournalReader::caught_up() {
         if (got.offset < _next) continue;
         Committed committed;
         committed.offset = got.offset;
+        committed.timestamp_ms = got.timestamp_ms;
         committed.run.key = std::move(got.key);
         committed.run.value = std::move(got.value);
         _held.push_back(std::move(committed));
         return false;
     }
+}
+
+events::Result<JournalLag> KafkaJournalReader::lag(uint64_t applied_seq) {
+    events::Result<bool> done = caught_up();
+    if (!done) return done.error();
+    JournalLag lag;
+    if (*done) return lag;
+    const StopAfter stop(*_probe);
+    events::Result<CommittedReader::Bounds> bounds = _probe->bounds();
+    if (!bounds) return bounds.error();
+    // The newest committed run is the last message before the LSO; commit
+    // markers and aborted messages may stand between, so the log's end is
+    // read back in windows of 4, 16, 64, ... offsets, never before the
+    // reader's position.
+    const int64_t floor = std::max(_next, bounds->log_start);
+    std::optional<Committed> newest;
+    int64_t covered_from = bounds->stable_end;
+    int64_t window = 4;
+    while (!newest && covered_from > floor) {
+        const int64_t from = std::max(floor, covered_from - window);
+        if (events::Status started = _probe->start_at(from); !started) return started.error();
+        for (;;) {
+            events::Result<std::optional<Item>> item = _probe->next(_probe->call_timeout_ms());
+            if (!item) return item.error();
+            if (!item->has_value()) {
+                return make_error(ErrorCode::io_error, "the journal's lag: neither a message nor the end of " +
+                                                           _probe->where() + " came from offset " +
+                                                           std::to_string(from) + " within " +
+                                                           std::to_string(_probe->call_timeout_ms()) + " ms " +
+                                                           _probe->brokers());
+            }
+            Item& got = **item;
+            if (got.kind == Item::Kind::end || got.offset >= covered_from) break;
+            Committed committed;
+            committed.offset = got.offset;
+            committed.timestamp_ms = got.timestamp_ms;
+            committed.run.key = std::move(got.key);
+            committed.run.value = std::move(got.value);
+            newest = std::move(committed);
+        }
+        covered_from = from;
+        window = std::min<int64_t>(window * 4, int64_t{1} << 60);
+    }
+    // Only markers and aborted messages past the position: nothing to read.
+    if (!newest) return lag;
+    if (events::Status run = check_run(*newest); !run) return run.error();
+    lag.caught_up = false;
+    lag.newest_seq = store::shipped_run_bounds(newest->run)->second;
+    lag.records = lag.newest_seq > applied_seq ? lag.newest_seq - applied_seq : 0;
+    // A reader that has read nothing yet is behind since the first run it
+    // has to read.
+    int64_t since_ms = _read_timestamp_ms;
+    if (since_ms < 0) {
+        events::Result<std::optional<Committed>> first = first_committed(floor, bounds->stable_end);
+        if (!first) return first.error();
+        since_ms = first->has_value() ? (*first)->timestamp_ms : newest->timestamp_ms;
+    }
+    lag.ms = newest->timestamp_ms >= 0 && since_ms >= 0 ? std::max<int64_t>(0, newest->timestamp_ms - since_ms) : -1;
+    return lag;
 }
 
 events::Result<uint64_t> KafkaJournalReader::first_seq() {

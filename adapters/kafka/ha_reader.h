@@ -56,6 +56,20 @@ namespace ha_detail {
 class CommittedReader;
 }
 
+/// How far a standby is behind the log, as `lag` measures it.
+struct JournalLag {
+    /// Everything committed has been read.
+    bool caught_up = true;
+    /// The last seq of the newest committed run, when not caught up.
+    uint64_t newest_seq = 0;
+    /// Events the newest committed run holds beyond the ones applied.
+    uint64_t records = 0;
+    /// The writer's time between the newest committed run and the last one
+    /// read (both timestamps from the writer's clock, so no clock skew
+    /// between machines enters it); -1 when a message had no timestamp.
+    int64_t ms = 0;
+};
+
 struct KafkaJournalReaderOptions {
     std::string bootstrap_servers;
     std::string instance_id;  // client.id
@@ -93,12 +107,20 @@ public:
     /// The newest complete snapshot on the snapshots topic, if any.
     events::Result<std::optional<store::Snapshot>> newest_snapshot();
 
+    /// How far behind the log the reader is, with `applied_seq` the last seq
+    /// the standby's journal holds: caught_up, then (when behind) one
+    /// ListOffsets and a read of the log's last few offsets for the newest
+    /// committed run. For the status line, every few seconds, on the
+    /// reader's thread.
+    events::Result<JournalLag> lag(uint64_t applied_seq);
+
     /// The offset the next run is read from (for status and tests).
     int64_t position() const { return _next; }
 
 private:
     struct Committed {
         int64_t offset = -1;
+        int64_t timestamp_ms = -1;
         store::ShippedRun run;
     };
     explicit KafkaJournalReader(KafkaJournalReaderOptions options);
@@ -119,6 +141,8 @@ private:
     /// The offset after the last message read returned (or the position
     /// seek_after chose).
     int64_t _next = -1;
+    /// The timestamp of the last message read returned; -1 before one.
+    int64_t _read_timestamp_ms = -1;
     /// The highest end of partition the reader reported since the position
     /// was set: every committed message before it has arrived.
     int64_t _end_seen = -1;

@@ -261,6 +261,75 @@ TEST_F(HaLogOnKafka, PublishedRunsComeBackInOrderFromAnySeq) {
     EXPECT_TRUE(*reader->caught_up());
 }
 
+/// A standby's lag: the events the newest committed run holds beyond the
+/// ones it has, and the writer's time between that run and the last one it
+/// read; both nothing once it has read everything.
+TEST_F(HaLogOnKafka, AStandbysLagIsTheEventsAndTheWritersTimeItHasNotRead) {
+    const std::string group = unique("lag");
+    auto writer = open(options(group, "writer"));
+    KafkaHaOptions reader_options = options(group, "reader");
+    reader_options.read_runs_max = 5;
+    auto reader = open(reader_options);
+    ASSERT_TRUE(writer && reader);
+    ASSERT_TRUE(reader->seek_after(0).ok());
+    events::Result<JournalLag> empty = reader->lag(0);
+    ASSERT_TRUE(empty.ok()) << empty.error().to_string();
+    EXPECT_TRUE(empty->caught_up);
+
+    // Three transactions 400 ms apart: seq 1..10 (five runs), 11..30, 31..33.
+    ASSERT_TRUE(writer->become_writer().ok());
+    const auto published = Clock::now();
+    ASSERT_TRUE(writer->writer()->publish(make_runs(1, 5, 2, "w")).ok());
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    ASSERT_TRUE(writer->writer()->publish(make_runs(11, 4, 5, "w")).ok());
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    ASSERT_TRUE(writer->writer()->publish(make_runs(31, 1, 3, "w")).ok());
+    const int64_t publishing_ms = ms_since(published);
+
+    // Nothing read: all 33 events behind, and the time from the first
+    // run's timestamp to the last's.
+    ASSERT_TRUE(reader->seek_after(0).ok());
+    const auto behind = [&](uint64_t applied) {
+        // The last commit becomes visible a moment after it returned.
+        const auto deadline = Clock::now() + std::chrono::seconds(30);
+        events::Result<JournalLag> lag = reader->lag(applied);
+        while (lag.ok() && lag->newest_seq < 33 && Clock::now() < deadline) lag = reader->lag(applied);
+        return lag;
+    };
+    events::Result<JournalLag> lag = behind(0);
+    ASSERT_TRUE(lag.ok()) << lag.error().to_string();
+    EXPECT_FALSE(lag->caught_up);
+    EXPECT_EQ(lag->newest_seq, 33u);
+    EXPECT_EQ(lag->records, 33u);
+    EXPECT_GE(lag->ms, 800) << "two 400 ms pauses lie between the first run and the last";
+    EXPECT_LE(lag->ms, publishing_ms + 50);
+
+    // The first transaction read (seq 1..10): 23 events and at least the
+    // second pause behind.
+    std::vector<ShippedRun> first;
+    const auto deadline = Clock::now() + std::chrono::seconds(30);
+    while (first.size() < 5 && Clock::now() < deadline) {
+        events::Result<std::vector<ShippedRun>> got = reader->read(100);
+        ASSERT_TRUE(got.ok()) << got.error().to_string();
+        first.insert(first.end(), got->begin(), got->end());
+    }
+    ASSERT_EQ(first, make_runs(1, 5, 2, "w"));
+    lag = behind(10);
+    ASSERT_TRUE(lag.ok()) << lag.error().to_string();
+    EXPECT_FALSE(lag->caught_up);
+    EXPECT_EQ(lag->records, 23u);
+    EXPECT_GE(lag->ms, 400);
+    EXPECT_LE(lag->ms, publishing_ms + 50);
+
+    // Everything read: caught up, nothing behind.
+    EXPECT_EQ(read_to_end(*reader).size(), 5u);
+    lag = reader->lag(33);
+    ASSERT_TRUE(lag.ok()) << lag.error().to_string();
+    EXPECT_TRUE(lag->caught_up);
+    EXPECT_EQ(lag->records, 0u);
+    EXPECT_EQ(lag->ms, 0);
+}
+
 TEST_F(HaLogOnKafka, ANewWriterFencesTheOldOneAndItsOpenTransactionIsNeverRead) {
     const std::string group = unique("fence");
     // A hook inside each publication, between its messages reaching the
