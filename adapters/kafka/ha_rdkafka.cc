@@ -227,25 +227,55 @@ events::Result<std::optional<CommittedReader::Item>> CommittedReader::next(int64
     }
 }
 
+namespace {
+
+/// One ListOffsets for partition 0 of `topic` at `which` (RD_KAFKA_OFFSET_BEGINNING
+/// or _END), with the handle's isolation level. offsets_for_times, not
+/// query_watermark_offsets: the latter waits for its answer with no bound of
+/// its own, and when the partition's leader died it retries against that
+/// broker until it is back (measured: minutes, the whole outage).
+rd_kafka_resp_err_t list_offset(rd_kafka_t* handle, const std::string& topic, int64_t which, int64_t timeout_ms,
+                                int64_t* offset) {
+    PartitionListPtr list(rd_kafka_topic_partition_list_new(1));
+    rd_kafka_topic_partition_t* partition = rd_kafka_topic_partition_list_add(list.get(), topic.c_str(), 0);
+    partition->offset = which;
+    rd_kafka_resp_err_t error = rd_kafka_offsets_for_times(handle, list.get(), timeout_int(timeout_ms));
+    if (error == RD_KAFKA_RESP_ERR_NO_ERROR) error = partition->err;
+    *offset = partition->offset;
+    return error;
+}
+
+}  // namespace
+
 events::Result<CommittedReader::Bounds> CommittedReader::bounds() {
     Bounds bounds;
     // ListOffsets (earliest, latest) with the handle's isolation level,
     // read_committed: "latest" is the last stable offset, not the high
-    // watermark.
-    // A topic just made (by this instance or another) may be unknown to this
-    // handle's metadata for a moment: asked again until the call's timeout.
+    // watermark. A topic just made (by this instance or another) may be
+    // unknown to this handle's metadata for a moment, and the partition's
+    // leader may have died (the request times out) or moved: asked again,
+    // after asking the topic's metadata (which updates the leader the handle
+    // sends to), until the call's timeout. Each try gets a third of the call.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(_connection.call_timeout_ms);
+    const int64_t try_ms = std::max<int64_t>(1'000, _connection.call_timeout_ms / 3);
     rd_kafka_resp_err_t error = RD_KAFKA_RESP_ERR_NO_ERROR;
     for (;;) {
-        error = rd_kafka_query_watermark_offsets(_handle.get(), _topic.c_str(), 0, &bounds.log_start,
-                                                 &bounds.stable_end, timeout_int(_connection.call_timeout_ms));
+        const int64_t this_try_ms = std::min(try_ms, ms_until(deadline));
+        error = list_offset(_handle.get(), _topic, RD_KAFKA_OFFSET_BEGINNING, this_try_ms, &bounds.log_start);
+        if (error == RD_KAFKA_RESP_ERR_NO_ERROR) {
+            error = list_offset(_handle.get(), _topic, RD_KAFKA_OFFSET_END, this_try_ms, &bounds.stable_end);
+        }
         const bool not_yet = error == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION ||
                              error == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC ||
                              error == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
                              error == RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE ||
-                             error == RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION;
+                             error == RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION ||
+                             error == RD_KAFKA_RESP_ERR_FENCED_LEADER_EPOCH ||
+                             error == RD_KAFKA_RESP_ERR__TIMED_OUT || error == RD_KAFKA_RESP_ERR__TRANSPORT ||
+                             error == RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT;
         if (!not_yet || std::chrono::steady_clock::now() >= deadline) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        (void)topic_info(_handle.get(), _topic, ms_until(deadline));
     }
     if (error != RD_KAFKA_RESP_ERR_NO_ERROR) {
         return make_error(ErrorCode::io_error,

@@ -1,7 +1,8 @@
 // High availability against the real cluster: three `ballast run --ha`
 // processes beside the test cluster, and a drill on whoever leads: SIGKILLs
 // (one in the middle of a batch of moves), a SIGSTOP past the session
-// timeout and a SIGCONT (the zombie), and a SIGTERM (a clean handover).
+// timeout and a SIGCONT (the zombie), a SIGTERM (a clean handover), and
+// the SIGKILL of the broker that leads the journal topic's partition.
 // Checked the way an operator would: Kafka's own list of reassignments,
 // watched throughout, against the intents the journal holds; each
 // instance's journal against the others'; a producer's acknowledged records
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <set>
@@ -145,6 +147,20 @@ protected:
         for (size_t at = text.find(mark); at != std::string::npos; at = text.find(mark, at + 1)) n++;
         return n;
     }
+    /// The highest seq in status lines "... journal at seq N" of `text`
+    /// (leaders' and standbys'); 0 if none.
+    static uint64_t newest_journal_seq(const std::string& text) { return newest_seq_after(text, "journal at seq "); }
+    /// The same from standbys' status lines only: what the topic committed.
+    static uint64_t newest_standby_seq(const std::string& text) {
+        return newest_seq_after(text, ": standby, journal at seq ");
+    }
+    static uint64_t newest_seq_after(const std::string& text, const std::string& mark) {
+        uint64_t newest = 0;
+        for (size_t at = text.find(mark); at != std::string::npos; at = text.find(mark, at + 1)) {
+            newest = std::max<uint64_t>(newest, std::strtoull(text.c_str() + at + mark.size(), nullptr, 10));
+        }
+        return newest;
+    }
     /// The instance that leads now: the one whose latest leadership has not
     /// been followed by a step-down; -1 when none does within the timeout.
     int wait_for_leader(int64_t timeout_ms, int other_than = -1) {
@@ -234,6 +250,55 @@ TEST_F(HaOnKafka, ThreeInstancesKeepOneActingLeaderThroughKillsAZombieAndAHandov
     ASSERT_GE(next, 0) << "nobody took over from a stopped " << name(leader);
     start(leader);
     leader = next;
+
+    // 5. A broker dies: the one that leads the journal topic's partition,
+    // SIGKILLed. The partition's leadership moves to another of its three
+    // replicas (min.insync.replicas 2 still met), and the journal goes on
+    // growing there: a standby's journal, which holds only what the topic
+    // committed, gets past where every journal was when the broker died.
+    {
+        const std::string journal_topic = _group + "-journal";
+        events::Result<testing::PartitionState> journal_partition = _rdkafka->partition(journal_topic, 0);
+        ASSERT_TRUE(journal_partition.ok()) << journal_partition.error().to_string();
+        const int32_t dead = journal_partition->leader;
+        uint64_t seq_before = 0;
+        std::vector<size_t> log_sizes(instances, 0);
+        for (int i = 0; i < instances; i++) {
+            if (!_processes[i] || !_processes[i]->running()) continue;
+            const std::string log = _processes[i]->log();
+            log_sizes[i] = log.size();
+            seq_before = std::max(seq_before, newest_journal_seq(log));
+        }
+        testing::CommandOutput killed = testing::kafka_cluster({"kill-broker", std::to_string(dead)});
+        ASSERT_EQ(killed.exit_code, 0) << killed.output;
+        uint64_t seq_after = 0;
+        EXPECT_TRUE(testing::eventually(
+            [&] {
+                for (int i = 0; i < instances; i++) {
+                    if (!_processes[i] || !_processes[i]->running()) continue;
+                    const std::string log = _processes[i]->log();
+                    const std::string since = log.substr(std::min(log_sizes[i], log.size()));
+                    seq_after = std::max(seq_after, newest_standby_seq(since));
+                }
+                return seq_after > seq_before;
+            },
+            90'000))
+            << "with broker " << dead << " dead no standby got past seq " << seq_before << " (reached "
+            << seq_after << ")";
+        EXPECT_GE(wait_for_leader(60'000), 0) << "nobody leads with broker " << dead << " dead";
+        bool lag_said = false;
+        for (int i = 0; i < instances; i++) {
+            if (!_processes[i] || !_processes[i]->running()) continue;
+            const std::string log = _processes[i]->log();
+            lag_said = lag_said || log.find(", caught up, ") != std::string::npos ||
+                       log.find(" records (the leader's log is at seq ") != std::string::npos;
+        }
+        EXPECT_TRUE(lag_said) << "no standby's status line said how far behind it was";
+        testing::CommandOutput started = testing::kafka_cluster({"start-broker", std::to_string(dead)});
+        ASSERT_EQ(started.exit_code, 0) << started.output;
+        leader = wait_for_leader(60'000);
+        ASSERT_GE(leader, 0);
+    }
 
     // The cluster ends balanced, with nothing in flight.
     EXPECT_TRUE(testing::eventually(
