@@ -236,6 +236,7 @@ events::Status KafkaHaLog::become_writer() {
     writer.lease_ms = _options.effective_lease_ms();
     writer.transaction_timeout_ms = _options.transaction_timeout_ms;
     writer.before_commit = _options.before_commit;
+    writer.snapshot_parts_per_transaction = _options.snapshot_parts_per_transaction;
     events::Result<std::unique_ptr<KafkaJournalWriter>> became = KafkaJournalWriter::become(std::move(writer));
     if (!became) return became.error();
     _writer = std::move(*became);

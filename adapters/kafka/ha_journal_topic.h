@@ -75,6 +75,8 @@ struct KafkaHaOptions {
     /// Bounds on one read.
     size_t read_runs_max = 64;
     size_t read_bytes_max = size_t{16} << 20;
+    /// KafkaJournalWriterOptions::snapshot_parts_per_transaction.
+    uint32_t snapshot_parts_per_transaction = 16;
     /// False: do not join the election (a reader or a tool; elected() is
     /// always false).
     bool join_election = true;

@@ -4,8 +4,9 @@
 /// and how a reader puts the newest one back together. Pure: no Kafka here
 /// (ha_reader.cc reads the messages, ha_writer.cc writes them).
 ///
-/// A snapshot at seq S of N bytes is published in one transaction as
-/// ceil(N / 1 MiB) messages (one, empty, when N is 0), in part order. Each
+/// A snapshot at seq S of N bytes is published as ceil(N / 1 MiB) messages
+/// (one, empty, when N is 0), in part order, in transactions of a few parts
+/// (ha_writer.h); only the leader's snapshot writer writes the topic. Each
 /// message's key is S as 8 big-endian bytes; its value is a fixed header and
 /// then the part's bytes:
 ///
@@ -67,9 +68,11 @@ events::Result<SnapshotChunk> decode_snapshot_chunk(std::string_view key, std::s
 /// any order, in windows going back from the end), and the newest snapshot
 /// they hold whole.
 ///
-/// A publication is one transaction, so its committed parts are consecutive
-/// among the topic's committed messages (a fenced writer's parts are aborted
-/// and never read): a snapshot is complete when, at consecutive offsets
+/// One writer thread writes the topic, one publication after the other, so
+/// a publication's committed parts are consecutive among the topic's
+/// committed messages (a fenced writer's open transaction is aborted and
+/// never read; a publication cut short after some of its transactions
+/// leaves its first parts, which never complete): a snapshot is complete when, at consecutive offsets
 /// (gaps of aborted messages and transaction markers are allowed), parts
 /// 0 .. count - 1 of one seq follow each other in order. A part that failed
 /// its checks breaks the publication it belongs to: that snapshot is not

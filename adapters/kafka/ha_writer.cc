@@ -109,15 +109,30 @@ events::Status KafkaJournalWriter::publish_snapshot(uint64_t seq, std::span<cons
                              std::to_string(bytes.size()) + " bytes in " + std::to_string(parts) +
                              " parts) to topic " + _options.snapshots_topic + " partition 0";
     const std::string key = snapshot_chunk_key(seq);
-    return transaction(what, [&]() -> events::Status {
-        for (uint32_t part = 0; part < parts; part++) {
-            const std::string value = encode_snapshot_chunk(seq, bytes, part);
-            if (events::Status produced = produce(_options.snapshots_topic, key, value); !produced) {
-                return produced;
+    // Several transactions of a few parts each, not one: between them the
+    // journal's publications go on (one transaction at a time), so that a
+    // large snapshot neither holds the journal's appends nor lets the lease
+    // run out. Only this thread writes the snapshots topic, so the parts stay
+    // consecutive among its committed messages; a publication cut short
+    // leaves parts that readers skip (ha_snapshot_chunk.h).
+    const uint32_t per_transaction = std::max<uint32_t>(1, _options.snapshot_parts_per_transaction);
+    for (uint32_t from = 0; from < parts; from += per_transaction) {
+        const uint32_t to = std::min(parts, from + per_transaction);
+        const std::string step = parts <= per_transaction ? what
+                                                          : what + ", parts " + std::to_string(from) + ".." +
+                                                                std::to_string(to - 1) + " (the ones before committed)";
+        events::Status committed = transaction(step, [&]() -> events::Status {
+            for (uint32_t part = from; part < to; part++) {
+                const std::string value = encode_snapshot_chunk(seq, bytes, part);
+                if (events::Status produced = produce(_options.snapshots_topic, key, value); !produced) {
+                    return produced;
+                }
             }
-        }
-        return {};
-    });
+            return {};
+        });
+        if (!committed) return committed;
+    }
+    return {};
 }
 
 events::Status KafkaJournalWriter::transaction(const std::string& what,

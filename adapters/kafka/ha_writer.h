@@ -6,13 +6,14 @@
 /// becoming the writer (InitProducerId) fences every earlier one and aborts
 /// the transaction it left open.
 ///
-/// One publication is one transaction: `publish` writes one message per run
-/// to partition 0 of the journal topic (key: the run's key, value: its
-/// records), `publish_snapshot` the snapshot's parts to partition 0 of the
-/// snapshots topic (ha_snapshot_chunk.h). Either returns OK only once the
-/// transaction is committed, and the two are serialised (one transaction at
-/// a time; they are called from the journal actor and the snapshot writer's
-/// thread).
+/// `publish` is one transaction: one message per run to partition 0 of the
+/// journal topic (key: the run's key, value: its records).
+/// `publish_snapshot` writes the snapshot's parts to partition 0 of the
+/// snapshots topic (ha_snapshot_chunk.h) in transactions of up to 16 parts,
+/// so that a large snapshot does not hold the journal's publications. Either
+/// returns OK only once everything is committed; transactions are
+/// serialised (one at a time; the journal actor and the snapshot writer's
+/// thread both call).
 ///
 /// Failures:
 /// - fenced (another instance became the writer), or any other error
@@ -59,6 +60,9 @@ struct KafkaJournalWriterOptions {
     /// The coordinator aborts a transaction left open this long (a writer
     /// paused mid-publication): what a transaction may take at most.
     int64_t transaction_timeout_ms = 60'000;
+    /// A snapshot is published in transactions of at most this many 1 MiB
+    /// parts, so that the journal's publications go on between them.
+    uint32_t snapshot_parts_per_transaction = 16;
     /// librdkafka's linger: 0-5 ms (a publication is flushed at its commit).
     int64_t linger_ms = 1;
     /// Tests only: called inside each transaction once its messages are on

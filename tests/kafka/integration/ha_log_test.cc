@@ -490,6 +490,8 @@ TEST_F(HaLogOnKafka, TheNewestCompleteSnapshotComesBackWhole) {
     writer_options.before_commit = [&hook] {
         if (hook) std::exchange(hook, nullptr)();
     };
+    // Two parts a transaction: a snapshot of several parts takes several.
+    writer_options.snapshot_parts_per_transaction = 2;
     auto writer = open(writer_options);
     auto fencer = open(options(group, "fencer"));
     auto reader = open(options(group, "reader"));
@@ -498,7 +500,9 @@ TEST_F(HaLogOnKafka, TheNewestCompleteSnapshotComesBackWhole) {
 
     const std::vector<uint8_t> first = random_bytes((size_t{7} << 20) / 2, 1);  // 3.5 MiB: 4 parts
     ASSERT_TRUE(writer->writer()->publish(make_runs(1, 2, 50, "w")).ok());
+    const uint64_t commits_before = writer->kafka_writer()->commits();
     ASSERT_TRUE(writer->writer()->publish_snapshot(100, first).ok());
+    EXPECT_EQ(writer->kafka_writer()->commits() - commits_before, 2u) << "4 parts, 2 a transaction";
     std::optional<store::Snapshot> newest = newest_snapshot_at(*reader, 100);
     ASSERT_TRUE(newest.has_value());
     EXPECT_EQ(newest->seq, 100u);
@@ -511,10 +515,11 @@ TEST_F(HaLogOnKafka, TheNewestCompleteSnapshotComesBackWhole) {
     EXPECT_EQ(newest->seq, 200u);
     EXPECT_TRUE(newest->bytes == std::string(second.begin(), second.end()));
 
-    // Newer parts that must not count: a publication fenced while open
-    // (aborted, never read), and a part whose bytes fail their CRC32C.
-    hook = [&] { ASSERT_TRUE(fencer->become_writer().ok()); };
-    EXPECT_FALSE(writer->writer()->publish_snapshot(300, random_bytes(1'500'000, 3)).ok());
+    // Newer parts that must not count: a publication cut short (its first
+    // transaction, parts 0 and 1, committed; the second fenced while open,
+    // aborted, never read), and a part whose bytes fail their CRC32C.
+    hook = [&] { hook = [&] { ASSERT_TRUE(fencer->become_writer().ok()); }; };
+    EXPECT_FALSE(writer->writer()->publish_snapshot(300, random_bytes((size_t{7} << 20) / 2, 3)).ok());
     std::string damaged = encode_snapshot_chunk(400, random_bytes(1000, 4), 0);
     damaged.back() ^= 0x01;
     produce_plain(_bootstrap, writer->options().snapshots_topic_name(), snapshot_chunk_key(400), damaged);
