@@ -247,6 +247,14 @@ std::vector<KeySpec> make_config_keys() {
                 "another (the brokers' group.min.session.timeout.ms is 6000 by default); a leader "
                 "makes no admin call later than this less two heartbeats and a second after its "
                 "last committed publication."),
+        int_key(int64, "ballast.ha.journal.retention.ms", "604800000", 3'600'000, two_pow_62,
+                "High availability: retention.ms of the journal topic when Ballast creates it (7 days; "
+                "an existing topic keeps its own). Must hold at least the time between two snapshots, "
+                "which the snapshots topic keeps 24 h: an instance that joins late starts from the "
+                "newest snapshot and reads the journal topic from there."),
+        int_key(int64, "ballast.ha.journal.retention.bytes", "10737418240", 0, two_pow_62,
+                "High availability: retention.bytes of the journal topic when Ballast creates it "
+                "(10 GiB; 0: no size bound, as Kafka's -1; an existing topic keeps its own)."),
         choice_key("ballast.log.level", "info",
                    {"trace", "debug", "info", "warn", "error", "critical", "off"},
                    "Least severe log level that is written."),

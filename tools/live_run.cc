@@ -318,6 +318,8 @@ int run_ha(const LiveRunOptions& options, const kafka::wire::ClientOptions& clie
     ha.group_id = config.get_string("ballast.ha.group.id");
     ha.journal_topic = config.get_string("ballast.ha.journal.topic");
     ha.session_timeout_ms = config.get_int64("ballast.ha.session.timeout.ms");
+    ha.journal_retention_ms = config.get_int64("ballast.ha.journal.retention.ms");
+    ha.journal_retention_bytes = config.get_int64("ballast.ha.journal.retention.bytes");
     // Range, the eager default, takes the partition from the leader for a
     // moment whenever an instance joins (and may give it to the newcomer):
     // every standby's start would be a failover. Cooperative-sticky leaves it.

@@ -117,7 +117,11 @@ events::Result<HaTopics> ensure_ha_topics(const KafkaHaOptions& options) {
         missing.push_back({journal,
                            {{"min.insync.replicas", min_insync},
                             {"max.message.bytes", max_message_bytes},
-                            {"cleanup.policy", "delete"}}});
+                            {"cleanup.policy", "delete"},
+                            {"retention.ms", std::to_string(options.journal_retention_ms)},
+                            {"retention.bytes", options.journal_retention_bytes > 0
+                                                    ? std::to_string(options.journal_retention_bytes)
+                                                    : std::string("-1")}}});
     }
     if (!cluster->topics[1].exists) {
         missing.push_back({snapshots,

@@ -16,7 +16,8 @@
 ///
 /// `open` creates the topics when they are missing (one partition;
 /// replication factor min(3, brokers); min.insync.replicas 2 from three
-/// replicas, else 1; messages up to 8 MiB; the snapshots kept 24 h) and
+/// replicas, else 1; messages up to 8 MiB; the snapshots kept 24 h, the
+/// journal as its options say) and
 /// waits until both have a leader, then joins the election.
 ///
 /// Threads: `elected` and the writer's calls from any thread; the rest from
@@ -50,6 +51,10 @@ struct KafkaHaOptions {
     std::string group_id = "ballast";
     /// `ballast.ha.journal.topic`; empty: "<group id>-journal".
     std::string journal_topic;
+    /// retention.ms and retention.bytes of the journal topic when it is
+    /// created here (0 bytes: no size bound).
+    int64_t journal_retention_ms = 604'800'000;
+    int64_t journal_retention_bytes = int64_t{10} << 30;
     /// The broker forgets a member this long after its last heartbeat: how
     /// long a crashed leader keeps the partition. 6 s is the broker's minimum
     /// (group.min.session.timeout.ms).

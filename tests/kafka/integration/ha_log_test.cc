@@ -572,7 +572,10 @@ TEST_F(HaLogOnKafka, MayActOnlyWithinTheLeaseOfTheNewestCommit) {
 
 TEST_F(HaLogOnKafka, TopicsAreCreatedWithOnePartitionAndTheirConfigs) {
     const std::string group = unique("topics");
-    auto log = open(options(group, "first"));
+    KafkaHaOptions first = options(group, "first");
+    first.journal_retention_ms = 2 * 86'400'000;
+    first.journal_retention_bytes = int64_t{3} << 30;
+    auto log = open(first);
     ASSERT_TRUE(log);
     EXPECT_TRUE(log->topics().journal_created);
     EXPECT_TRUE(log->topics().snapshots_created);
@@ -594,6 +597,8 @@ TEST_F(HaLogOnKafka, TopicsAreCreatedWithOnePartitionAndTheirConfigs) {
         EXPECT_EQ(*admin.topic_config(topic, "cleanup.policy"), "delete") << topic;
     }
     EXPECT_EQ(*admin.topic_config(snapshots, "retention.ms"), "86400000");
+    EXPECT_EQ(*admin.topic_config(journal, "retention.ms"), "172800000");
+    EXPECT_EQ(*admin.topic_config(journal, "retention.bytes"), "3221225472");
 
     // A second instance finds them.
     auto second = open(options(group, "second"));
