@@ -389,12 +389,28 @@ int run_ha(const LiveRunOptions& options, const kafka::wire::ClientOptions& clie
 
     auto last_report = std::chrono::steady_clock::now();
     actors::HaRole role = node->role();
+    std::string last_step_error;
+    auto last_step_error_logged = last_report;
+    uint64_t step_failures = 0;
     while (signal == 0) {
         if (events::Status stepped = node->step(); !stepped) {
-            spdlog::error("{}: {}", ha.instance_id, stepped.error().to_string());
-            signal = signals.wait(1000);  // the next step tries again
+            // Once a second the next step tries again; the same error is
+            // logged again only after a minute.
+            const std::string message = stepped.error().to_string();
+            const auto now = std::chrono::steady_clock::now();
+            step_failures++;
+            if (message != last_step_error || now - last_step_error_logged >= std::chrono::minutes(1)) {
+                spdlog::error("{}: {}{}", ha.instance_id, message,
+                              step_failures > 1 ? " (" + std::to_string(step_failures) + " steps failed in a row)"
+                                                : std::string());
+                last_step_error = message;
+                last_step_error_logged = now;
+            }
+            signal = signals.wait(1000);
             continue;
         }
+        step_failures = 0;
+        last_step_error.clear();
         const actors::HaStatus status = node->status();
         const auto now = std::chrono::steady_clock::now();
         if (status.role != role || now - last_report >= std::chrono::seconds(10)) {

@@ -218,6 +218,18 @@ events::Result<bool> KafkaJournalReader::caught_up() {
     events::Result<CommittedReader::Bounds> bounds = _reader->bounds();
     if (!bounds) return bounds.error();
     const int64_t stable_end = bounds->stable_end;
+    if (stable_end < _next) {
+        // Committed offsets never go back: the topic is not the one read.
+        return make_error(ErrorCode::conflict,
+                          "the journal's reader: " + _reader->where() + " ends at offset " +
+                              std::to_string(stable_end) + ", before offset " + std::to_string(_next) +
+                              " that this instance has read up to: the topic was deleted and created again, or "
+                              "lost committed messages (an unclean leader election). This instance's journal "
+                              "holds events the topic does not, and it follows no further. Keep the journal of "
+                              "the instance that led last: run it alone until it has published a snapshot "
+                              "(its log says so), then start the others with their journals moved aside, so "
+                              "that they start from that snapshot");
+    }
     if (_next >= stable_end || _end_seen >= stable_end) return true;
     // Between the position and the LSO: committed messages not read yet, or
     // only markers and aborted messages. The fetcher tells which.

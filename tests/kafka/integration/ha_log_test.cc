@@ -330,6 +330,42 @@ TEST_F(HaLogOnKafka, AStandbysLagIsTheEventsAndTheWritersTimeItHasNotRead) {
     EXPECT_EQ(lag->ms, 0);
 }
 
+/// The journal topic deleted and created again under a standby: committed
+/// offsets went back, and its reader says so instead of reading the new
+/// topic as if it continued the old one.
+TEST_F(HaLogOnKafka, AJournalTopicCreatedAgainIsNamedNotFollowed) {
+    const std::string group = unique("recreated");
+    auto writer = open(options(group, "writer"));
+    auto reader = open(options(group, "reader"));
+    ASSERT_TRUE(writer && reader);
+    ASSERT_TRUE(writer->become_writer().ok());
+    ASSERT_TRUE(writer->writer()->publish(make_runs(1, 5, 1, "w")).ok());
+    ASSERT_TRUE(reader->seek_after(0).ok());
+    EXPECT_EQ(read_runs(*reader, 5).size(), 5u);
+    writer.reset();
+
+    testing::RdKafka admin(_bootstrap);
+    ASSERT_TRUE(admin.delete_topic(group + "-journal").ok());
+    // Created again as Ballast creates it, once the deletion is through.
+    ASSERT_TRUE(testing::eventually(
+        [&] {
+            events::Result<HaTopics> made = ensure_ha_topics(options(group, "maker"));
+            return made.ok() && made->journal_created;
+        },
+        60'000))
+        << "the journal topic was not created again";
+    std::string error;
+    EXPECT_TRUE(testing::eventually(
+        [&] {
+            events::Result<bool> caught_up = reader->caught_up();
+            error = caught_up.ok() ? "" : caught_up.error().to_string();
+            return error.find("deleted and created again") != std::string::npos;
+        },
+        60'000))
+        << "last answer: " << (error.empty() ? "caught up or not, no error" : error);
+    EXPECT_NE(error.find("ends at offset 0, before offset"), std::string::npos) << error;
+}
+
 TEST_F(HaLogOnKafka, ANewWriterFencesTheOldOneAndItsOpenTransactionIsNeverRead) {
     const std::string group = unique("fence");
     // A hook inside each publication, between its messages reaching the
