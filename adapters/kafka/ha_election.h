@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "events/result.h"
@@ -41,9 +42,20 @@ struct rd_kafka_topic_partition_list_s;
 
 namespace ballast::kafka {
 
+/// The client.id of an election's member: "ballast-ha/<instance id>". The
+/// group's coordinator keeps a member's client.id and DescribeGroups reports
+/// it, so a leader can tell another Ballast group from any other consumer
+/// group (ha_presence.h); the instance id stays readable in the brokers'
+/// logs.
+inline constexpr std::string_view election_client_id_prefix = "ballast-ha/";
+inline std::string election_client_id(const std::string& instance_id) {
+    return std::string(election_client_id_prefix) + instance_id;
+}
+
 struct KafkaElectionOptions {
     std::string bootstrap_servers;
-    /// client.id: how the group and the brokers' logs name this instance.
+    /// This instance's name; the member's client.id is
+    /// election_client_id(instance_id).
     std::string instance_id;
     /// The consumer group (`ballast.ha.group.id`).
     std::string group_id = "ballast";

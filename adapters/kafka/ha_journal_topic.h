@@ -44,7 +44,8 @@ struct KafkaHaOptions {
     /// "host:port,host:port", as librdkafka takes them.
     std::string bootstrap_servers;
     /// This instance's name: client.id of every connection, so the group
-    /// and the brokers' logs name it.
+    /// and the brokers' logs name it (the election's is "ballast-ha/" + it,
+    /// the mark other Ballast groups know it by: ha_presence.h).
     std::string instance_id;
     /// `ballast.ha.group.id`: the consumer group that elects; the
     /// writer's transactional id is "ballast-ha-" + it.

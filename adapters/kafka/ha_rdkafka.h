@@ -42,6 +42,21 @@ struct MessageDeleter {
 };
 using MessagePtr = std::unique_ptr<rd_kafka_message_t, MessageDeleter>;
 
+struct QueueDeleter {
+    void operator()(rd_kafka_queue_t* queue) const { rd_kafka_queue_destroy(queue); }
+};
+using QueuePtr = std::unique_ptr<rd_kafka_queue_t, QueueDeleter>;
+
+struct EventDeleter {
+    void operator()(rd_kafka_event_t* event) const { rd_kafka_event_destroy(event); }
+};
+using EventPtr = std::unique_ptr<rd_kafka_event_t, EventDeleter>;
+
+struct AdminOptionsDeleter {
+    void operator()(rd_kafka_AdminOptions_t* options) const { rd_kafka_AdminOptions_destroy(options); }
+};
+using AdminOptionsPtr = std::unique_ptr<rd_kafka_AdminOptions_t, AdminOptionsDeleter>;
+
 using Settings = std::vector<std::pair<std::string, std::string>>;
 
 /// Who to reach and how long a call may take, for every handle of one
