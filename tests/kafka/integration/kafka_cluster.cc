@@ -150,6 +150,35 @@ Status RdKafka::delete_topic(const std::string& topic) {
     return status;
 }
 
+Status RdKafka::delete_group(const std::string& group) {
+    char error[512];
+    rd_kafka_DeleteGroup_t* doomed = rd_kafka_DeleteGroup_new(group.c_str());
+    rd_kafka_queue_t* queue = rd_kafka_queue_new(_handle);
+    rd_kafka_AdminOptions_t* options = rd_kafka_AdminOptions_new(_handle, RD_KAFKA_ADMIN_OP_DELETEGROUPS);
+    rd_kafka_AdminOptions_set_request_timeout(options, admin_timeout_ms, error, sizeof(error));
+    rd_kafka_DeleteGroups(_handle, &doomed, 1, options, queue);
+    rd_kafka_event_t* event = wait_event(queue);
+    Status status;
+    if (event == nullptr || rd_kafka_event_error(event) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        status = make_error(ErrorCode::io_error, "DeleteGroups " + group + " failed");
+    } else {
+        size_t count = 0;
+        const rd_kafka_group_result_t** results =
+            rd_kafka_DeleteGroups_result_groups(rd_kafka_event_DeleteGroups_result(event), &count);
+        for (size_t i = 0; i < count; i++) {
+            if (const rd_kafka_error_t* failed = rd_kafka_group_result_error(results[i]); failed) {
+                status = make_error(ErrorCode::io_error,
+                                    "DeleteGroups " + group + ": " + rd_kafka_error_name(failed));
+            }
+        }
+    }
+    if (event != nullptr) rd_kafka_event_destroy(event);
+    rd_kafka_AdminOptions_destroy(options);
+    rd_kafka_queue_destroy(queue);
+    rd_kafka_DeleteGroup_destroy(doomed);
+    return status;
+}
+
 Status RdKafka::set_broker_configs(int32_t broker_id,
                                    const std::vector<std::pair<std::string, std::string>>& configs) {
     char error[512];

@@ -45,6 +45,8 @@ public:
                                 const std::vector<std::vector<int32_t>>& assignment,
                                 const std::vector<std::pair<std::string, std::string>>& configs = {});
     events::Status delete_topic(const std::string& topic);
+    /// Deletes consumer group `group` (it must have no members left).
+    events::Status delete_group(const std::string& group);
     /// Replaces the dynamic configs of broker `broker_id` (AlterConfigs is not
     /// incremental in librdkafka 2.0.2): an empty list removes them all.
     events::Status set_broker_configs(int32_t broker_id,
