@@ -235,7 +235,8 @@ std::vector<KeySpec> make_config_keys() {
                     "topic; the others follow it and take over when it goes."),
         string_key("ballast.ha.group.id", "ballast", false,
                    "High availability: the consumer group that elects the leader; every instance "
-                   "with the same group id is one Ballast."),
+                   "with the same group id is one Ballast. Two group ids on one cluster elect two "
+                   "leaders that both act; a leader that finds another group's warns, naming it."),
         string_key("ballast.ha.journal.topic", "", true,
                    "High availability: the topic the leader publishes its journal to (one "
                    "partition); empty: \"<group id>-journal\". Snapshots go to \"<topic>-snapshots\"."),

@@ -6,7 +6,10 @@
 #include <chrono>
 #include <condition_variable>
 #include <ctime>
+#include <future>
 #include <memory>
+#include <optional>
+#include <set>
 #include <thread>
 
 #include <spdlog/spdlog.h>
@@ -18,6 +21,7 @@
 #include "actors/engine.h"
 #include "actors/ha_node.h"
 #include "adapters/kafka/ha_journal_topic.h"
+#include "adapters/kafka/ha_presence.h"
 #include "adapters/kafka/kafka_admin_port.h"
 #include "adapters/kafka/metadata_poller.h"
 #include "adapters/kafka/metrics_sampler.h"
@@ -307,6 +311,90 @@ std::string lag_text(kafka::KafkaHaLog& log, uint64_t applied_seq) {
            std::to_string(lag->newest_seq) + "), " + (lag->ms >= 0 ? std::to_string(lag->ms) + " ms" : "? ms");
 }
 
+/// While this instance leads, whether another Ballast group (another
+/// `ballast.ha.group.id`) leads on the same cluster too: its leader moves
+/// partitions as well, unaware of this one's moves. Asked when a leadership
+/// begins and then every `check_interval`, on a thread of its own
+/// (kafka::other_ballast_groups may take up to the call timeout; the step
+/// loop only looks whether it is done). One warning per other group per
+/// leadership, and again when it comes back after a check found it gone; a
+/// failing check is logged once per spell of failures, and its end.
+class OtherGroupsWatch {
+public:
+    static constexpr auto check_interval = std::chrono::seconds(30);
+
+    explicit OtherGroupsWatch(kafka::KafkaHaOptions options) : _options(std::move(options)) {}
+    // The destructor waits for a check in flight: at most the call timeout,
+    // and only after the group was left (run_ha closes the log first).
+
+    /// After each step: whether this instance leads, and its leadership's epoch.
+    void poll(bool leading, int64_t epoch) {
+        const auto now = std::chrono::steady_clock::now();
+        if (_check.valid() && _check.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+            events::Result<kafka::HaPresence> found = _check.get();
+            // A check begun in an earlier leadership says nothing of this one.
+            if (leading && _checked_epoch == epoch) report(found);
+        }
+        if (!leading) {
+            _epoch.reset();
+            return;
+        }
+        if (_epoch != epoch) {
+            _epoch = epoch;
+            _warned.clear();
+            _next_check = now;
+        }
+        if (!_check.valid() && now >= _next_check) {
+            _checked_epoch = epoch;
+            _next_check = now + check_interval;
+            _check = std::async(std::launch::async,
+                                [options = _options] { return kafka::other_ballast_groups(options); });
+        }
+    }
+
+private:
+    void report(const events::Result<kafka::HaPresence>& found) {
+        const std::string& me = _options.instance_id;
+        if (!found) {
+            if (_failures++ == 0) {
+                spdlog::warn("{}: looking for other Ballast groups on this cluster failed: {}; looking again every "
+                             "{} s while leading",
+                             me, found.error().to_string(), check_interval.count());
+            }
+            return;
+        }
+        if (_failures > 0) {
+            spdlog::info("{}: looking for other Ballast groups works again after {} failed check(s)", me, _failures);
+            _failures = 0;
+        }
+        std::set<std::string> seen;
+        for (const kafka::OtherBallastGroup& other : found->others) {
+            seen.insert(other.group_id);
+            if (_warned.count(other.group_id) > 0) continue;
+            spdlog::warn("{}: another Ballast group, '{}' (leader {} on {}, client.id {}, journal topic {}), acts on "
+                         "this cluster too: both groups' leaders move partitions, each unaware of the other's "
+                         "moves. Stop one of the two groups, or give both the same ballast.ha.group.id (this "
+                         "one's is '{}') so that they elect one leader between them",
+                         me, other.group_id, other.leader_instance_id, other.leader_host, other.leader_client_id,
+                         other.journal_topic, _options.group_id);
+        }
+        // A group warned about that this check could not describe is still
+        // there as far as anyone knows: no second warning when it is seen again.
+        for (const kafka::UndescribedGroup& group : found->undescribed) {
+            if (_warned.count(group.group_id) > 0) seen.insert(group.group_id);
+        }
+        _warned = std::move(seen);
+    }
+
+    kafka::KafkaHaOptions _options;
+    std::future<events::Result<kafka::HaPresence>> _check;
+    int64_t _checked_epoch = 0;
+    std::optional<int64_t> _epoch;  // the leadership `_warned` belongs to; none while following
+    std::set<std::string> _warned;  // other groups warned about, seen by the latest check
+    std::chrono::steady_clock::time_point _next_check{};
+    uint32_t _failures = 0;  // checks failed in a row
+};
+
 /// One of several instances (ballast.ha.enable): a standby until the group
 /// elects it, then the leader (actors/ha_node.h).
 int run_ha(const LiveRunOptions& options, const kafka::wire::ClientOptions& client, kafka::EventClock clock,
@@ -392,6 +480,7 @@ int run_ha(const LiveRunOptions& options, const kafka::wire::ClientOptions& clie
     std::string last_step_error;
     auto last_step_error_logged = last_report;
     uint64_t step_failures = 0;
+    OtherGroupsWatch other_groups(ha);
     while (signal == 0) {
         if (events::Status stepped = node->step(); !stepped) {
             // Once a second the next step tries again; the same error is
@@ -425,6 +514,7 @@ int run_ha(const LiveRunOptions& options, const kafka::wire::ClientOptions& clie
             role = status.role;
             last_report = now;
         }
+        other_groups.poll(status.role == actors::HaRole::leader, status.epoch);
         // A standby's step waits on the log; a leader's returns at once.
         if (signal == 0) signal = signals.wait(role == actors::HaRole::leader ? 200 : 0);
     }
