@@ -2,7 +2,8 @@
 // processes beside the test cluster, and a drill on whoever leads: SIGKILLs
 // (one in the middle of a batch of moves), a SIGSTOP past the session
 // timeout and a SIGCONT (the zombie), a SIGTERM (a clean handover), and
-// the SIGKILL of the broker that leads the journal topic's partition.
+// the SIGKILL of the broker that leads the journal topic's partition. And a
+// leader that finds another Ballast group leading on the cluster says so.
 // Checked the way an operator would: Kafka's own list of reassignments,
 // watched throughout, against the intents the journal holds; each
 // instance's journal against the others'; a producer's acknowledged records
@@ -20,6 +21,7 @@
 #include <set>
 #include <thread>
 
+#include "adapters/kafka/ha_journal_topic.h"
 #include "adapters/kafka/wire/admin_client.h"
 #include "tests/kafka/integration/kafka_cluster.h"
 #include "tests/kafka/integration/run_support.h"
@@ -109,6 +111,12 @@ protected:
         }
         for (const std::string& topic : {_topic, _group + "-journal", _group + "-journal-snapshots"}) {
             if (!topic.empty()) (void)_rdkafka->delete_topic(topic);
+        }
+        (void)_rdkafka->delete_group(_group);  // fails while a killed instance's session lasts: left then
+        for (const std::string& group : _other_groups) {
+            (void)_rdkafka->delete_topic(group + "-journal");
+            (void)_rdkafka->delete_topic(group + "-journal-snapshots");
+            (void)_rdkafka->delete_group(group);
         }
     }
     static std::string tail(const std::string& path) {
@@ -200,6 +208,7 @@ protected:
     testing::TempDir _dir;
     std::vector<std::unique_ptr<BallastProcess>> _processes;
     std::vector<std::string> _logs;
+    std::vector<std::string> _other_groups;  // Ballast groups of the test's own making
 };
 
 TEST_F(HaOnKafka, ThreeInstancesKeepOneActingLeaderThroughKillsAZombieAndAHandover) {
@@ -380,6 +389,42 @@ TEST_F(HaOnKafka, ThreeInstancesKeepOneActingLeaderThroughKillsAZombieAndAHandov
         },
         60'000))
         << "acknowledged records were not consumed";
+}
+
+TEST_F(HaOnKafka, ALeaderWarnsOfAnotherBallastGroupActingOnTheCluster) {
+    // Another group's leader, here in the test: a member of its election
+    // that holds its journal's partition.
+    const std::string other = _group + "-other";
+    _other_groups.push_back(other);
+    KafkaHaOptions options;
+    options.bootstrap_servers = _bootstrap;
+    options.instance_id = "other-leader";
+    options.group_id = other;
+    options.assignment_strategy = "cooperative-sticky";
+    options.call_timeout_ms = call_timeout_ms;
+    events::Result<std::unique_ptr<KafkaHaLog>> opened = KafkaHaLog::open(options);
+    ASSERT_TRUE(opened.ok()) << opened.error().to_string();
+    std::unique_ptr<KafkaHaLog> other_leader = std::move(*opened);
+    ASSERT_TRUE(testing::eventually([&] { return other_leader->elected(); }, 30'000));
+
+    // An instance of this group, with the default intervals: it leads long
+    // before it would plan a move, and looks for other groups at once.
+    const std::string log = _dir / "presence.log";
+    _logs.push_back(log);
+    _processes[0] = std::make_unique<BallastProcess>(
+        std::vector<std::string>{"--set", "ballast.ha.group.id=" + _group, "--set", "ballast.ha.instance.id=" + name(0),
+                                 "run", "--ha", "--bootstrap-server", _bootstrap, "--journal", journal(0)},
+        log);
+    EXPECT_TRUE(_processes[0]->wait_for_log(": leading, epoch ", 60'000)) << "it never led";
+    const std::string warning = name(0) + ": another Ballast group, '" + other + "' (leader other-leader on 127.0.0.1";
+    EXPECT_TRUE(_processes[0]->wait_for_log(warning, 30'000)) << "no warning naming " << other;
+    EXPECT_NE(_processes[0]->log().find("journal topic " + other + "-journal), acts on this cluster too"),
+              std::string::npos);
+    EXPECT_NE(_processes[0]->log().find("give both the same ballast.ha.group.id (this one's is '" + _group + "')"),
+              std::string::npos);
+    EXPECT_EQ(count(_processes[0]->log(), "another Ballast group"), 1) << "warned more than once";
+    EXPECT_EQ(_processes[0]->terminate(), 0);
+    other_leader->close();
 }
 
 }  // namespace
