@@ -313,10 +313,13 @@ TEST_F(HaOnKafka, ThreeInstancesKeepOneActingLeaderThroughKillsAZombieAndAHandov
     EXPECT_TRUE(testing::eventually(
         [&] {
             const std::map<int, int> counts = replicas_per_broker(partitions);
-            // Spread, not exact: the replica and leader goals count the
-            // cluster's other topics too.
-            return watcher.running_now() == 0 && counts.size() == 3 && counts.at(1) >= 3 && counts.at(2) >= 3 &&
-                   counts.at(3) >= 3;
+            // Within TopicSpreadGoal's band of +-50% around the mean of 4:
+            // 2 to 6 of the topic's 12 replicas on each broker, where all 12
+            // began on broker 1. Not tighter: the replica and leader goals
+            // count the cluster's other topics too, and 6/4/2 is as balanced
+            // as the goals ask.
+            const auto in_band = [&](int broker) { return counts.at(broker) >= 2 && counts.at(broker) <= 6; };
+            return watcher.running_now() == 0 && counts.size() == 3 && in_band(1) && in_band(2) && in_band(3);
         },
         240'000))
         << "not balanced: broker 1 " << replicas_per_broker(partitions)[1] << ", broker 2 "
