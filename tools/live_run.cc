@@ -2,9 +2,11 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <ctime>
 #include <future>
 #include <memory>
@@ -13,10 +15,6 @@
 #include <thread>
 
 #include <spdlog/spdlog.h>
-
-#include <unistd.h>
-
-#include <cstdio>
 
 #include "actors/engine.h"
 #include "actors/ha_node.h"
@@ -203,10 +201,6 @@ private:
     std::vector<std::unique_ptr<kafka::MetricsTopicReader>> _readers;
     std::unique_ptr<ClockThread> _ticks;
 };
-
-}  // namespace
-
-namespace {
 
 /// The cluster port a highly available instance gives its engines: the
 /// current leadership's (Leadership::port), none while it follows; a call
@@ -477,29 +471,16 @@ int run_ha(const LiveRunOptions& options, const kafka::wire::ClientOptions& clie
 
     auto last_report = std::chrono::steady_clock::now();
     actors::HaRole role = node->role();
-    std::string last_step_error;
-    auto last_step_error_logged = last_report;
-    uint64_t step_failures = 0;
+    // Once a second the next step tries again; an error is logged again
+    // only when it changes or after a minute.
+    kafka::RetryBackoff stepping(ha.instance_id + ": a step", 1000, 1000, spdlog::level::err);
     OtherGroupsWatch other_groups(ha);
     while (signal == 0) {
         if (events::Status stepped = node->step(); !stepped) {
-            // Once a second the next step tries again; the same error is
-            // logged again only after a minute.
-            const std::string message = stepped.error().to_string();
-            const auto now = std::chrono::steady_clock::now();
-            step_failures++;
-            if (message != last_step_error || now - last_step_error_logged >= std::chrono::minutes(1)) {
-                spdlog::error("{}: {}{}", ha.instance_id, message,
-                              step_failures > 1 ? " (" + std::to_string(step_failures) + " steps failed in a row)"
-                                                : std::string());
-                last_step_error = message;
-                last_step_error_logged = now;
-            }
-            signal = signals.wait(1000);
+            signal = signals.wait(stepping.failed(stepped.error().to_string()));
             continue;
         }
-        step_failures = 0;
-        last_step_error.clear();
+        stepping.succeeded();
         const actors::HaStatus status = node->status();
         const auto now = std::chrono::steady_clock::now();
         if (status.role != role || now - last_report >= std::chrono::seconds(10)) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 
 #include <spdlog/spdlog.h>
 
@@ -33,6 +34,28 @@ public:
 private:
     CommittedReader& _reader;
 };
+
+/// Reads [from, before) of `reader`'s partition (the log's end read back
+/// window by window), handing each committed message to `each`. `what`
+/// names the reader in the error when neither a message nor the end comes
+/// within a call's timeout.
+events::Status read_window(CommittedReader& reader, int64_t from, int64_t before, const std::string& what,
+                           const std::function<void(Item&)>& each) {
+    if (events::Status started = reader.start_at(from); !started) return started;
+    for (;;) {
+        events::Result<std::optional<Item>> item = reader.next(reader.call_timeout_ms());
+        if (!item) return item.error();
+        if (!item->has_value()) {
+            return make_error(ErrorCode::io_error, what + ": neither a message nor the end of " + reader.where() +
+                                                       " came from offset " + std::to_string(from) + " within " +
+                                                       std::to_string(reader.call_timeout_ms()) + " ms " +
+                                                       reader.brokers());
+        }
+        Item& got = **item;
+        if (got.kind == Item::Kind::end || got.offset >= before) return {};
+        each(got);
+    }
+}
 
 }  // namespace
 
@@ -273,26 +296,15 @@ events::Result<JournalLag> KafkaJournalReader::lag(uint64_t applied_seq) {
     int64_t window = 4;
     while (!newest && covered_from > floor) {
         const int64_t from = std::max(floor, covered_from - window);
-        if (events::Status started = _probe->start_at(from); !started) return started.error();
-        for (;;) {
-            events::Result<std::optional<Item>> item = _probe->next(_probe->call_timeout_ms());
-            if (!item) return item.error();
-            if (!item->has_value()) {
-                return make_error(ErrorCode::io_error, "the journal's lag: neither a message nor the end of " +
-                                                           _probe->where() + " came from offset " +
-                                                           std::to_string(from) + " within " +
-                                                           std::to_string(_probe->call_timeout_ms()) + " ms " +
-                                                           _probe->brokers());
-            }
-            Item& got = **item;
-            if (got.kind == Item::Kind::end || got.offset >= covered_from) break;
+        events::Status read = read_window(*_probe, from, covered_from, "the journal's lag", [&](Item& got) {
             Committed committed;
             committed.offset = got.offset;
             committed.timestamp_ms = got.timestamp_ms;
             committed.run.key = std::move(got.key);
             committed.run.value = std::move(got.value);
             newest = std::move(committed);
-        }
+        });
+        if (!read) return read.error();
         covered_from = from;
         window = std::min<int64_t>(window * 4, int64_t{1} << 60);
     }
@@ -336,28 +348,17 @@ events::Result<std::optional<store::Snapshot>> KafkaJournalReader::newest_snapsh
     int64_t window = snapshot_window_first;
     while (covered_from > log_start) {
         const int64_t from = std::max(log_start, covered_from - window);
-        if (events::Status started = _snapshots->start_at(from); !started) return started.error();
-        for (;;) {
-            events::Result<std::optional<Item>> item = _snapshots->next(_snapshots->call_timeout_ms());
-            if (!item) return item.error();
-            if (!item->has_value()) {
-                return make_error(ErrorCode::io_error, "the snapshots' reader: neither a message nor the end of " +
-                                                           _snapshots->where() + " came after offset " +
-                                                           std::to_string(from) + " within " +
-                                                           std::to_string(_snapshots->call_timeout_ms()) + " ms " +
-                                                           _snapshots->brokers());
-            }
-            const Item& got = **item;
-            if (got.kind == Item::Kind::end || got.offset >= covered_from) break;
+        events::Status read = read_window(*_snapshots, from, covered_from, "the snapshots' reader", [&](Item& got) {
             events::Result<SnapshotChunk> chunk = decode_snapshot_chunk(got.key, got.value);
             if (!chunk) {
                 spdlog::warn("{}: {} offset {}: skipped: {}", _options.instance_id, _snapshots->where(), got.offset,
                              chunk.error().message);
                 assembly.add_bad(got.offset);
-                continue;
+                return;
             }
             assembly.add(got.offset, std::move(*chunk));
-        }
+        });
+        if (!read) return read.error();
         covered_from = from;
         if (std::optional<store::Snapshot> snapshot = assembly.newest_complete()) {
             spdlog::debug("{}: the newest snapshot on {} is at seq {} ({} bytes; offsets {}..{} read)",
