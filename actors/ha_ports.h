@@ -2,7 +2,7 @@
 
 /// The ports of high availability: what an instance needs of the log that
 /// replicates the journal and of the election that picks the leader. Kafka
-/// implements them (adapters/kafka/ha_journal_topic.h: a consumer group
+/// implements them (adapters/kafka/ha/journal_topic.h: a consumer group
 /// elects, a one-partition topic written by a transactional producer holds
 /// the journal), and so does the simulator (a shared log with Kafka's
 /// fencing, for the deterministic tests); `HaNode` (ha_node.h) runs an

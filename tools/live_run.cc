@@ -18,8 +18,8 @@
 
 #include "actors/engine.h"
 #include "actors/ha_node.h"
-#include "adapters/kafka/ha_journal_topic.h"
-#include "adapters/kafka/ha_presence.h"
+#include "adapters/kafka/ha/journal_topic.h"
+#include "adapters/kafka/ha/presence.h"
 #include "adapters/kafka/kafka_admin_port.h"
 #include "adapters/kafka/metadata_poller.h"
 #include "adapters/kafka/metrics_sampler.h"
@@ -297,8 +297,8 @@ std::string instance_id(const events::Config& config) {
 
 /// "caught up", or "lag N records, M ms behind the leader" (the leader's
 /// clock on both ends), or why it is not known.
-std::string lag_text(kafka::KafkaHaLog& log, uint64_t applied_seq) {
-    events::Result<kafka::JournalLag> lag = log.lag(applied_seq);
+std::string lag_text(kafka::ha::KafkaHaLog& log, uint64_t applied_seq) {
+    events::Result<kafka::ha::JournalLag> lag = log.lag(applied_seq);
     if (!lag) return "lag unknown (" + lag.error().to_string() + ")";
     if (lag->caught_up) return "caught up";
     return "lag " + std::to_string(lag->records) + " records (the leader's log is at seq " +
@@ -309,7 +309,7 @@ std::string lag_text(kafka::KafkaHaLog& log, uint64_t applied_seq) {
 /// `ballast.ha.group.id`) leads on the same cluster too: its leader moves
 /// partitions as well, unaware of this one's moves. Asked when a leadership
 /// begins and then every `check_interval`, on a thread of its own
-/// (kafka::other_ballast_groups may take up to the call timeout; the step
+/// (kafka::ha::other_ballast_groups may take up to the call timeout; the step
 /// loop only looks whether it is done). One warning per other group per
 /// leadership, and again when it comes back after a check found it gone; a
 /// failing check is logged once per spell of failures, and its end.
@@ -317,7 +317,7 @@ class OtherGroupsWatch {
 public:
     static constexpr auto check_interval = std::chrono::seconds(30);
 
-    explicit OtherGroupsWatch(kafka::KafkaHaOptions options) : _options(std::move(options)) {}
+    explicit OtherGroupsWatch(kafka::ha::KafkaHaOptions options) : _options(std::move(options)) {}
     // The destructor waits for a check in flight: at most the call timeout,
     // and only after the group was left (run_ha closes the log first).
 
@@ -325,7 +325,7 @@ public:
     void poll(bool leading, int64_t epoch) {
         const auto now = std::chrono::steady_clock::now();
         if (_check.valid() && _check.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-            events::Result<kafka::HaPresence> found = _check.get();
+            events::Result<kafka::ha::HaPresence> found = _check.get();
             // A check begun in an earlier leadership says nothing of this one.
             if (leading && _checked_epoch == epoch) report(found);
         }
@@ -342,12 +342,12 @@ public:
             _checked_epoch = epoch;
             _next_check = now + check_interval;
             _check = std::async(std::launch::async,
-                                [options = _options] { return kafka::other_ballast_groups(options); });
+                                [options = _options] { return kafka::ha::other_ballast_groups(options); });
         }
     }
 
 private:
-    void report(const events::Result<kafka::HaPresence>& found) {
+    void report(const events::Result<kafka::ha::HaPresence>& found) {
         const std::string& me = _options.instance_id;
         if (!found) {
             if (_failures++ == 0) {
@@ -362,7 +362,7 @@ private:
             _failures = 0;
         }
         std::set<std::string> seen;
-        for (const kafka::OtherBallastGroup& other : found->others) {
+        for (const kafka::ha::OtherBallastGroup& other : found->others) {
             seen.insert(other.group_id);
             if (_warned.count(other.group_id) > 0) continue;
             spdlog::warn("{}: another Ballast group, '{}' (leader {} on {}, client.id {}, journal topic {}), acts on "
@@ -374,14 +374,14 @@ private:
         }
         // A group warned about that this check could not describe is still
         // there as far as anyone knows: no second warning when it is seen again.
-        for (const kafka::UndescribedGroup& group : found->undescribed) {
+        for (const kafka::ha::UndescribedGroup& group : found->undescribed) {
             if (_warned.count(group.group_id) > 0) seen.insert(group.group_id);
         }
         _warned = std::move(seen);
     }
 
-    kafka::KafkaHaOptions _options;
-    std::future<events::Result<kafka::HaPresence>> _check;
+    kafka::ha::KafkaHaOptions _options;
+    std::future<events::Result<kafka::ha::HaPresence>> _check;
     int64_t _checked_epoch = 0;
     std::optional<int64_t> _epoch;  // the leadership `_warned` belongs to; none while following
     std::set<std::string> _warned;  // other groups warned about, seen by the latest check
@@ -394,7 +394,7 @@ private:
 int run_ha(const LiveRunOptions& options, const kafka::wire::ClientOptions& client, kafka::EventClock clock,
            StopSignals& signals) {
     const events::Config& config = options.config;
-    kafka::KafkaHaOptions ha;
+    kafka::ha::KafkaHaOptions ha;
     ha.bootstrap_servers = options.bootstrap_servers;
     ha.instance_id = instance_id(config);
     ha.group_id = config.get_string("ballast.ha.group.id");
@@ -407,9 +407,9 @@ int run_ha(const LiveRunOptions& options, const kafka::wire::ClientOptions& clie
     // every standby's start would be a failover. Cooperative-sticky leaves it.
     ha.assignment_strategy = "cooperative-sticky";
     ha.call_timeout_ms = call_timeout_ms;
-    events::Result<std::unique_ptr<kafka::KafkaHaLog>> opened = kafka::KafkaHaLog::open(ha);
+    events::Result<std::unique_ptr<kafka::ha::KafkaHaLog>> opened = kafka::ha::KafkaHaLog::open(ha);
     if (!opened) return report_error("high availability: " + opened.error().to_string());
-    std::unique_ptr<kafka::KafkaHaLog> ha_log = std::move(*opened);
+    std::unique_ptr<kafka::ha::KafkaHaLog> ha_log = std::move(*opened);
     spdlog::info("{}: in group {}, journal topic {} (replication factor {})", ha.instance_id, ha.group_id,
                  ha.journal_topic_name(), ha_log->topics().replication_factor);
 

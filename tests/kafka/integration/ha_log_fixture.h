@@ -15,10 +15,10 @@
 #include <set>
 #include <thread>
 
-#include "adapters/kafka/ha_journal_topic.h"
+#include "adapters/kafka/ha/journal_topic.h"
 #include "tests/kafka/integration/kafka_cluster.h"
 
-namespace ballast::kafka::ha_testing {
+namespace ballast::kafka::ha::fixture {
 
 using Clock = std::chrono::steady_clock;
 using store::ShippedRun;
@@ -215,4 +215,4 @@ public:
     std::set<std::string> _consumer_groups;  // groups a test joined outside `_groups`: deleted in TearDown
 };
 
-}  // namespace ballast::kafka::ha_testing
+}  // namespace ballast::kafka::ha::fixture

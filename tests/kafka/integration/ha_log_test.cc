@@ -7,10 +7,10 @@
 
 #include "tests/kafka/integration/ha_log_fixture.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::ha {
 namespace {
 
-using namespace ha_testing;
+using namespace fixture;
 
 TEST_F(HaLogOnKafka, ANewWriterFencesTheOldOneAndItsOpenTransactionIsNeverRead) {
     const std::string group = unique("fence");
@@ -351,4 +351,4 @@ TEST_F(HaLogOnKafka, PublicationCostsPrinted) {
 }
 
 }  // namespace
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::ha

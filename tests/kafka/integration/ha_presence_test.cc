@@ -1,13 +1,13 @@
 // Another Ballast group on the same cluster, found by a leader
-// (adapters/kafka/ha_presence.h), on a real cluster.
+// (adapters/kafka/ha/presence.h), on a real cluster.
 
-#include "adapters/kafka/ha_presence.h"
+#include "adapters/kafka/ha/presence.h"
 #include "tests/kafka/integration/ha_log_fixture.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::ha {
 namespace {
 
-using namespace ha_testing;
+using namespace fixture;
 
 /// A consumer of another kind than Ballast's in `group`, subscribed to
 /// `topic` (librdkafka's default client.id): once assigned, it holds
@@ -198,4 +198,4 @@ TEST_F(HaLogOnKafka, AnotherGroupIsNamedByItsLeaderOfTheMomentAndNotOnceItsMembe
 }
 
 }  // namespace
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::ha

@@ -3,13 +3,13 @@
 // from any seq, a standby's lag, a journal topic created again under a
 // standby, and snapshots in parts read back whole.
 
-#include "adapters/kafka/ha_snapshot_chunk.h"
+#include "adapters/kafka/ha/snapshot_chunk.h"
 #include "tests/kafka/integration/ha_log_fixture.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::ha {
 namespace {
 
-using namespace ha_testing;
+using namespace fixture;
 
 TEST_F(HaLogOnKafka, PublishedRunsComeBackInOrderFromAnySeq) {
     const std::string group = unique("publish");
@@ -220,4 +220,4 @@ TEST_F(HaLogOnKafka, TheNewestCompleteSnapshotComesBackWhole) {
 }
 
 }  // namespace
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::ha

@@ -21,7 +21,7 @@
 #include <set>
 #include <thread>
 
-#include "adapters/kafka/ha_journal_topic.h"
+#include "adapters/kafka/ha/journal_topic.h"
 #include "adapters/kafka/wire/admin_client.h"
 #include "tests/kafka/integration/kafka_cluster.h"
 #include "tests/kafka/integration/run_support.h"
@@ -399,15 +399,15 @@ TEST_F(HaOnKafka, ALeaderWarnsOfAnotherBallastGroupActingOnTheCluster) {
     // that holds its journal's partition.
     const std::string other = _group + "-other";
     _other_groups.push_back(other);
-    KafkaHaOptions options;
+    ha::KafkaHaOptions options;
     options.bootstrap_servers = _bootstrap;
     options.instance_id = "other-leader";
     options.group_id = other;
     options.assignment_strategy = "cooperative-sticky";
     options.call_timeout_ms = call_timeout_ms;
-    events::Result<std::unique_ptr<KafkaHaLog>> opened = KafkaHaLog::open(options);
+    events::Result<std::unique_ptr<ha::KafkaHaLog>> opened = ha::KafkaHaLog::open(options);
     ASSERT_TRUE(opened.ok()) << opened.error().to_string();
-    std::unique_ptr<KafkaHaLog> other_leader = std::move(*opened);
+    std::unique_ptr<ha::KafkaHaLog> other_leader = std::move(*opened);
     ASSERT_TRUE(testing::eventually([&] { return other_leader->elected(); }, 30'000));
 
     // An instance of this group, with the default intervals: it leads long

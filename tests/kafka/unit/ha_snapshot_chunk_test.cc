@@ -1,4 +1,4 @@
-// The snapshot parts of high availability (adapters/kafka/ha_snapshot_chunk.h):
+// The snapshot parts of high availability (adapters/kafka/ha/snapshot_chunk.h):
 // the header's bytes as the format says, every check a damaged part fails,
 // and which snapshot a reader assembles from committed parts in any order,
 // with aborted gaps, repeated publications and damaged parts among them.
@@ -7,10 +7,10 @@
 
 #include <random>
 
-#include "adapters/kafka/ha_snapshot_chunk.h"
+#include "adapters/kafka/ha/snapshot_chunk.h"
 #include "store/crc32c.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::ha {
 namespace {
 
 std::vector<uint8_t> random_bytes(size_t size, uint32_t seed) {
@@ -188,4 +188,4 @@ TEST(HaSnapshotChunk, AnEmptySnapshotIsOneEmptyPart) {
 }
 
 }  // namespace
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::ha

@@ -1,4 +1,4 @@
-#include "adapters/kafka/ha_snapshot_chunk.h"
+#include "adapters/kafka/ha/snapshot_chunk.h"
 
 #include <algorithm>
 #include <cassert>
@@ -6,7 +6,7 @@
 
 #include "store/crc32c.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::ha {
 
 using events::ErrorCode;
 using events::make_error;
@@ -185,4 +185,4 @@ uint64_t SnapshotAssembly::bytes_held() const {
     return bytes;
 }
 
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::ha

@@ -1,17 +1,17 @@
-#include "adapters/kafka/ha_journal_topic.h"
+#include "adapters/kafka/ha/journal_topic.h"
 
 #include <algorithm>
 #include <thread>
 
 #include <spdlog/spdlog.h>
 
-#include "adapters/kafka/ha_rdkafka.h"
+#include "adapters/kafka/ha/rdkafka.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::ha {
 
 using events::ErrorCode;
 using events::make_error;
-using ha_detail::error_text;
+using detail::error_text;
 
 namespace {
 
@@ -26,7 +26,7 @@ using NewTopicPtr = std::unique_ptr<rd_kafka_NewTopic_t, NewTopicDeleter>;
 
 /// CreateTopics for `topics` (name, configs); which were created.
 events::Result<std::vector<bool>> create_topics(
-    rd_kafka_t* admin, const std::vector<std::pair<std::string, ha_detail::Settings>>& topics,
+    rd_kafka_t* admin, const std::vector<std::pair<std::string, detail::Settings>>& topics,
     int16_t replication_factor, const KafkaHaOptions& options) {
     char error[512];
     std::vector<NewTopicPtr> owned;
@@ -45,12 +45,12 @@ events::Result<std::vector<bool>> create_topics(
     }
     rd_kafka_queue_t* queue = rd_kafka_queue_new(admin);
     rd_kafka_AdminOptions_t* admin_options = rd_kafka_AdminOptions_new(admin, RD_KAFKA_ADMIN_OP_CREATETOPICS);
-    rd_kafka_AdminOptions_set_operation_timeout(admin_options, ha_detail::timeout_int(options.call_timeout_ms), error,
+    rd_kafka_AdminOptions_set_operation_timeout(admin_options, detail::timeout_int(options.call_timeout_ms), error,
                                                 sizeof(error));
-    rd_kafka_AdminOptions_set_request_timeout(admin_options, ha_detail::timeout_int(options.call_timeout_ms), error,
+    rd_kafka_AdminOptions_set_request_timeout(admin_options, detail::timeout_int(options.call_timeout_ms), error,
                                               sizeof(error));
     rd_kafka_CreateTopics(admin, raw.data(), raw.size(), admin_options, queue);
-    rd_kafka_event_t* event = rd_kafka_queue_poll(queue, ha_detail::timeout_int(options.call_timeout_ms + 5'000));
+    rd_kafka_event_t* event = rd_kafka_queue_poll(queue, detail::timeout_int(options.call_timeout_ms + 5'000));
     events::Result<std::vector<bool>> result = std::vector<bool>(topics.size(), false);
     std::string names;
     for (const auto& [name, configs] : topics) names += (names.empty() ? "" : ", ") + name;
@@ -92,12 +92,12 @@ events::Result<std::vector<bool>> create_topics(
 events::Result<HaTopics> ensure_ha_topics(const KafkaHaOptions& options) {
     const std::string journal = options.journal_topic_name();
     const std::string snapshots = options.snapshots_topic_name();
-    events::Result<ha_detail::Handle> admin =
-        ha_detail::make_handle(RD_KAFKA_PRODUCER, {options.bootstrap_servers, options.instance_id, options.call_timeout_ms},
+    events::Result<detail::Handle> admin =
+        detail::make_handle(RD_KAFKA_PRODUCER, {options.bootstrap_servers, options.instance_id, options.call_timeout_ms},
                                {{"allow.auto.create.topics", "false"}}, "the HA topics' admin client");
     if (!admin) return admin.error();
-    events::Result<ha_detail::ClusterInfo> cluster =
-        ha_detail::cluster_info(admin->get(), {journal, snapshots}, options.call_timeout_ms);
+    events::Result<detail::ClusterInfo> cluster =
+        detail::cluster_info(admin->get(), {journal, snapshots}, options.call_timeout_ms);
     if (!cluster) {
         return make_error(cluster.error().code,
                           cluster.error().message + " (bootstrap servers " + options.bootstrap_servers + ")");
@@ -112,7 +112,7 @@ events::Result<HaTopics> ensure_ha_topics(const KafkaHaOptions& options) {
     // Two copies must take a commit once there are three: one broker down
     // loses nothing and stops nothing.
     const std::string min_insync = replication_factor >= 3 ? "2" : "1";
-    std::vector<std::pair<std::string, ha_detail::Settings>> missing;
+    std::vector<std::pair<std::string, detail::Settings>> missing;
     if (!cluster->topics[0].exists) {
         missing.push_back({journal,
                            {{"min.insync.replicas", min_insync},
@@ -144,8 +144,8 @@ events::Result<HaTopics> ensure_ha_topics(const KafkaHaOptions& options) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.call_timeout_ms);
     for (const std::string& name : {journal, snapshots}) {
         for (;;) {
-            events::Result<ha_detail::TopicInfo> info =
-                ha_detail::topic_info(admin->get(), name, ha_detail::ms_until(deadline));
+            events::Result<detail::TopicInfo> info =
+                detail::topic_info(admin->get(), name, detail::ms_until(deadline));
             if (info && info->exists && info->partitions > 1) {
                 return make_error(ErrorCode::conflict,
                                   "topic " + name + " at bootstrap servers " + options.bootstrap_servers + " has " +
@@ -157,7 +157,7 @@ events::Result<HaTopics> ensure_ha_topics(const KafkaHaOptions& options) {
                 if (name == journal) topics.replication_factor = info->replicas_of_0;
                 break;
             }
-            if (ha_detail::ms_until(deadline) == 0) {
+            if (detail::ms_until(deadline) == 0) {
                 return make_error(ErrorCode::io_error,
                                   "topic " + name + " partition 0 at bootstrap servers " + options.bootstrap_servers +
                                       " has no leader after " + std::to_string(options.call_timeout_ms) + " ms" +
@@ -269,4 +269,4 @@ void KafkaHaLog::close() {
     if (_election) _election->close();
 }
 
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::ha

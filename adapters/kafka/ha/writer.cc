@@ -1,16 +1,16 @@
-#include "adapters/kafka/ha_writer.h"
+#include "adapters/kafka/ha/writer.h"
 
 #include <spdlog/spdlog.h>
 
-#include "adapters/kafka/ha_rdkafka.h"
-#include "adapters/kafka/ha_snapshot_chunk.h"
+#include "adapters/kafka/ha/rdkafka.h"
+#include "adapters/kafka/ha/snapshot_chunk.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::ha {
 
 using events::ErrorCode;
 using events::make_error;
-using ha_detail::error_text;
-using ha_detail::ErrorPtr;
+using detail::error_text;
+using detail::ErrorPtr;
 
 namespace {
 
@@ -36,7 +36,7 @@ events::Result<std::unique_ptr<KafkaJournalWriter>> KafkaJournalWriter::become(K
     std::unique_ptr<KafkaJournalWriter> writer(new KafkaJournalWriter(std::move(options)));
     const KafkaJournalWriterOptions& o = writer->_options;
     const std::string what = "the journal's writer (transactional id " + o.transactional_id + ")";
-    const ha_detail::Settings settings{
+    const detail::Settings settings{
         {"transactional.id", o.transactional_id},
         {"enable.idempotence", "true"},
         {"acks", "all"},
@@ -47,12 +47,12 @@ events::Result<std::unique_ptr<KafkaJournalWriter>> KafkaJournalWriter::become(K
         // broker's defaults.
         {"allow.auto.create.topics", "false"},
     };
-    events::Result<ha_detail::Handle> handle = ha_detail::make_handle(
+    events::Result<detail::Handle> handle = detail::make_handle(
         RD_KAFKA_PRODUCER, {o.bootstrap_servers, o.instance_id, o.call_timeout_ms}, settings, what);
     if (!handle) return handle.error();
     // InitProducerId: the coordinator bumps the id's epoch (fencing every
     // earlier producer of it) and aborts the transaction one left open.
-    ErrorPtr error(rd_kafka_init_transactions(handle->get(), ha_detail::timeout_int(o.call_timeout_ms)));
+    ErrorPtr error(rd_kafka_init_transactions(handle->get(), detail::timeout_int(o.call_timeout_ms)));
     if (error) {
         return make_error(rd_kafka_error_is_fatal(error.get()) ? ErrorCode::conflict : ErrorCode::io_error,
                           "becoming " + what + " at bootstrap servers " + o.bootstrap_servers +
@@ -114,7 +114,7 @@ events::Status KafkaJournalWriter::publish_snapshot(uint64_t seq, std::span<cons
     // large snapshot neither holds the journal's appends nor lets the lease
     // run out. Only this thread writes the snapshots topic, so the parts stay
     // consecutive among its committed messages; a publication cut short
-    // leaves parts that readers skip (ha_snapshot_chunk.h).
+    // leaves parts that readers skip (snapshot_chunk.h).
     const uint32_t per_transaction = std::max<uint32_t>(1, _options.snapshot_parts_per_transaction);
     for (uint32_t from = 0; from < parts; from += per_transaction) {
         const uint32_t to = std::min(parts, from + per_transaction);
@@ -139,7 +139,7 @@ events::Status KafkaJournalWriter::transaction(const std::string& what,
                                                const std::function<events::Status()>& produce_all) {
     std::lock_guard<std::mutex> lock(_mutex);
     if (_spent_error) return *_spent_error;
-    const int timeout = ha_detail::timeout_int(_options.call_timeout_ms);
+    const int timeout = detail::timeout_int(_options.call_timeout_ms);
     if (ErrorPtr error(rd_kafka_begin_transaction(_handle)); error) {
         return failed(what, "begin_transaction", error_text(error.get()), rd_kafka_error_is_fatal(error.get()));
     }
@@ -172,7 +172,7 @@ events::Status KafkaJournalWriter::produce(const std::string& topic, const std::
             RD_KAFKA_V_KEY(key.data(), key.size()), RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
             RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
         if (error == RD_KAFKA_RESP_ERR_NO_ERROR) return {};
-        if (error == RD_KAFKA_RESP_ERR__QUEUE_FULL && ha_detail::ms_until(deadline) > 0) {
+        if (error == RD_KAFKA_RESP_ERR__QUEUE_FULL && detail::ms_until(deadline) > 0) {
             rd_kafka_poll(_handle, 10);
             continue;
         }
@@ -198,7 +198,7 @@ events::Status KafkaJournalWriter::failed(const std::string& what, const std::st
                      error_text(fatal_code) + ": " + reason + ")");
     }
     // Abortable or retriable: abort, so that the producer can go on.
-    if (ErrorPtr abort(rd_kafka_abort_transaction(_handle, ha_detail::timeout_int(_options.call_timeout_ms))); abort) {
+    if (ErrorPtr abort(rd_kafka_abort_transaction(_handle, detail::timeout_int(_options.call_timeout_ms))); abort) {
         if (rd_kafka_error_is_fatal(abort.get())) {
             return spend("fenced: another instance became the journal's writer (" + detail +
                          "; then abort_transaction: " + error_text(abort.get()) + ")");
@@ -219,4 +219,4 @@ events::Status KafkaJournalWriter::spend(std::string message) {
     return *_spent_error;
 }
 
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::ha

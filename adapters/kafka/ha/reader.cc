@@ -1,4 +1,4 @@
-#include "adapters/kafka/ha_reader.h"
+#include "adapters/kafka/ha/reader.h"
 
 #include <algorithm>
 #include <chrono>
@@ -6,15 +6,15 @@
 
 #include <spdlog/spdlog.h>
 
-#include "adapters/kafka/ha_rdkafka.h"
-#include "adapters/kafka/ha_snapshot_chunk.h"
+#include "adapters/kafka/ha/rdkafka.h"
+#include "adapters/kafka/ha/snapshot_chunk.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::ha {
 
 using events::ErrorCode;
 using events::make_error;
-using ha_detail::CommittedReader;
-using Item = ha_detail::CommittedReader::Item;
+using detail::CommittedReader;
+using Item = detail::CommittedReader::Item;
 
 namespace {
 
@@ -70,7 +70,7 @@ events::Result<std::unique_ptr<KafkaJournalReader>> KafkaJournalReader::create(K
     }
     std::unique_ptr<KafkaJournalReader> reader(new KafkaJournalReader(std::move(options)));
     const KafkaJournalReaderOptions& o = reader->_options;
-    const ha_detail::Connection connection{o.bootstrap_servers, o.instance_id, o.call_timeout_ms};
+    const detail::Connection connection{o.bootstrap_servers, o.instance_id, o.call_timeout_ms};
     // The follower: a standby sees a commit within ~50 ms of it, and
     // fetches ahead up to 32 MiB (runs are up to ~1 MiB).
     CommittedReader::Fetching following;
@@ -173,7 +173,7 @@ events::Status KafkaJournalReader::seek_after(uint64_t seq) {
 events::Result<std::optional<KafkaJournalReader::Committed>> KafkaJournalReader::next_run(int64_t timeout_ms) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
     for (;;) {
-        events::Result<std::optional<Item>> item = _reader->next(ha_detail::ms_until(deadline));
+        events::Result<std::optional<Item>> item = _reader->next(detail::ms_until(deadline));
         if (!item) return item.error();
         if (!item->has_value()) return std::optional<Committed>();
         Item& got = **item;
@@ -204,7 +204,7 @@ events::Result<std::vector<store::ShippedRun>> KafkaJournalReader::read(int64_t 
             _held.pop_front();
         } else {
             // Waits for the first run only; then takes what has arrived.
-            events::Result<std::optional<Committed>> got = next_run(out.empty() ? ha_detail::ms_until(deadline) : 0);
+            events::Result<std::optional<Committed>> got = next_run(out.empty() ? detail::ms_until(deadline) : 0);
             if (!got) {
                 if (out.empty()) return got.error();
                 break;  // the error comes again at the next read
@@ -258,7 +258,7 @@ events::Result<bool> KafkaJournalReader::caught_up() {
     // only markers and aborted messages. The fetcher tells which.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(_options.caught_up_wait_ms);
     for (;;) {
-        events::Result<std::optional<Item>> item = _reader->next(ha_detail::ms_until(deadline));
+        events::Result<std::optional<Item>> item = _reader->next(detail::ms_until(deadline));
         if (!item) return item.error();
         if (!item->has_value()) return false;
         Item& got = **item;
@@ -372,4 +372,4 @@ events::Result<std::optional<store::Snapshot>> KafkaJournalReader::newest_snapsh
     return std::optional<store::Snapshot>();
 }
 
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::ha

@@ -1,9 +1,9 @@
 #pragma once
 
-/// What the high-availability parts (ha_*.cc) share of librdkafka: owned
+/// What the high-availability parts (the *.cc here) share of librdkafka: owned
 /// handles, the settings every handle gets, error text, topic metadata, and
 /// the read_committed reader of one partition that the journal's reader and
-/// the snapshots' reader are built on. Private to the ha_*.cc files: the only
+/// the snapshots' reader are built on. Private to this folder's .cc files: the only
 /// header besides rdkafka_client.cc's code that includes rdkafka.h, and no
 /// public header includes it.
 
@@ -20,7 +20,7 @@
 
 #include "events/result.h"
 
-namespace ballast::kafka::ha_detail {
+namespace ballast::kafka::ha::detail {
 
 struct HandleDeleter {
     void operator()(rd_kafka_t* handle) const { rd_kafka_destroy(handle); }
@@ -191,4 +191,4 @@ private:
     int64_t _started_at = -1;
 };
 
-}  // namespace ballast::kafka::ha_detail
+}  // namespace ballast::kafka::ha::detail

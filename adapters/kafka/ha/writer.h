@@ -9,7 +9,7 @@
 /// `publish` is one transaction: one message per run to partition 0 of the
 /// journal topic (key: the run's key, value: its records).
 /// `publish_snapshot` writes the snapshot's parts to partition 0 of the
-/// snapshots topic (ha_snapshot_chunk.h) in transactions of up to 16 parts,
+/// snapshots topic (snapshot_chunk.h) in transactions of up to 16 parts,
 /// so that a large snapshot does not hold the journal's publications. Either
 /// returns OK only once everything is committed; transactions are
 /// serialised (one at a time; the journal actor and the snapshot writer's
@@ -41,7 +41,7 @@
 
 struct rd_kafka_s;
 
-namespace ballast::kafka {
+namespace ballast::kafka::ha {
 
 struct KafkaJournalWriterOptions {
     std::string bootstrap_servers;
@@ -112,4 +112,4 @@ private:
     std::atomic<uint64_t> _commits{0};
 };
 
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::ha

@@ -40,12 +40,12 @@
 struct rd_kafka_s;
 struct rd_kafka_topic_partition_list_s;
 
-namespace ballast::kafka {
+namespace ballast::kafka::ha {
 
 /// The client.id of an election's member: "ballast-ha/<instance id>". The
 /// group's coordinator keeps a member's client.id and DescribeGroups reports
 /// it, so a leader can tell another Ballast group from any other consumer
-/// group (ha_presence.h); the instance id stays readable in the brokers'
+/// group (presence.h); the instance id stays readable in the brokers'
 /// logs.
 inline constexpr std::string_view election_client_id_prefix = "ballast-ha/";
 inline std::string election_client_id(const std::string& instance_id) {
@@ -111,4 +111,4 @@ private:
     bool _closed = false;
 };
 
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::ha

@@ -34,7 +34,7 @@
 ///   reader sees everything committed before.
 /// - `newest_snapshot()` reads the snapshots topic backwards from its LSO in
 ///   windows of 16, 64, 256, ... offsets until it holds a complete snapshot
-///   (ha_snapshot_chunk.h); a part that fails its checks is skipped with a
+///   (snapshot_chunk.h); a part that fails its checks is skipped with a
 ///   warning naming its offset.
 ///
 /// Not thread-safe: one thread (the node's) calls it.
@@ -50,9 +50,9 @@
 #include "events/result.h"
 #include "store/journal.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::ha {
 
-namespace ha_detail {
+namespace detail {
 class CommittedReader;
 }
 
@@ -134,9 +134,9 @@ private:
     events::Status check_run(const Committed& message) const;
 
     KafkaJournalReaderOptions _options;
-    std::unique_ptr<ha_detail::CommittedReader> _reader;     // follows the position
-    std::unique_ptr<ha_detail::CommittedReader> _probe;      // seek_after's and first_seq's probes
-    std::unique_ptr<ha_detail::CommittedReader> _snapshots;  // newest_snapshot's
+    std::unique_ptr<detail::CommittedReader> _reader;     // follows the position
+    std::unique_ptr<detail::CommittedReader> _probe;      // seek_after's and first_seq's probes
+    std::unique_ptr<detail::CommittedReader> _snapshots;  // newest_snapshot's
     bool _positioned = false;
     /// The offset after the last message read returned (or the position
     /// seek_after chose).
@@ -151,4 +151,4 @@ private:
     std::deque<Committed> _held;
 };
 
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::ha

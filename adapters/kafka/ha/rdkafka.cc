@@ -1,4 +1,4 @@
-#include "adapters/kafka/ha_rdkafka.h"
+#include "adapters/kafka/ha/rdkafka.h"
 
 #include <algorithm>
 #include <chrono>
@@ -7,7 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
-namespace ballast::kafka::ha_detail {
+namespace ballast::kafka::ha::detail {
 
 using events::ErrorCode;
 using events::make_error;
@@ -288,4 +288,4 @@ std::string CommittedReader::where() const { return "topic " + _topic + " partit
 
 std::string CommittedReader::brokers() const { return "at bootstrap servers " + _connection.bootstrap_servers; }
 
-}  // namespace ballast::kafka::ha_detail
+}  // namespace ballast::kafka::ha::detail

@@ -5,14 +5,14 @@
 ///
 /// - The journal topic (`ballast.ha.journal.topic`, default
 ///   "<group id>-journal") holds the leader's journal: one message per run,
-///   written in transactions by the writer (ha_writer.h), read
-///   `read_committed` by every standby (ha_reader.h).
+///   written in transactions by the writer (writer.h), read
+///   `read_committed` by every standby (reader.h).
 /// - "<journal topic>-snapshots" holds the leader's snapshots, so that an
 ///   instance that joins late, or that the journal topic's retention left
-///   behind, starts from one (ha_snapshot_chunk.h has the format).
+///   behind, starts from one (snapshot_chunk.h has the format).
 /// - The consumer group (`ballast.ha.group.id`, default "ballast") elects:
 ///   the member assigned the journal topic's partition leads
-///   (ha_election.h).
+///   (election.h).
 ///
 /// `open` creates the topics when they are missing (one partition;
 /// replication factor min(3, brokers); min.insync.replicas 2 from three
@@ -33,19 +33,19 @@
 #include <vector>
 
 #include "actors/ha_ports.h"
-#include "adapters/kafka/ha_election.h"
-#include "adapters/kafka/ha_reader.h"
-#include "adapters/kafka/ha_writer.h"
+#include "adapters/kafka/ha/election.h"
+#include "adapters/kafka/ha/reader.h"
+#include "adapters/kafka/ha/writer.h"
 #include "events/result.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::ha {
 
 struct KafkaHaOptions {
     /// "host:port,host:port", as librdkafka takes them.
     std::string bootstrap_servers;
     /// This instance's name: client.id of every connection, so the group
     /// and the brokers' logs name it (the election's is "ballast-ha/" + it,
-    /// the mark other Ballast groups know it by: ha_presence.h).
+    /// the mark other Ballast groups know it by: presence.h).
     std::string instance_id;
     /// `ballast.ha.group.id`: the consumer group that elects; the
     /// writer's transactional id is "ballast-ha-" + it.
@@ -156,4 +156,4 @@ private:
     std::unique_ptr<KafkaJournalWriter> _writer;
 };
 
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::ha

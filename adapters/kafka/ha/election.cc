@@ -1,16 +1,16 @@
-#include "adapters/kafka/ha_election.h"
+#include "adapters/kafka/ha/election.h"
 
 #include <spdlog/spdlog.h>
 
-#include "adapters/kafka/ha_rdkafka.h"
+#include "adapters/kafka/ha/rdkafka.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::ha {
 
 using events::ErrorCode;
 using events::make_error;
-using ha_detail::error_text;
-using ha_detail::MessagePtr;
-using ha_detail::PartitionListPtr;
+using detail::error_text;
+using detail::MessagePtr;
+using detail::PartitionListPtr;
 
 struct ElectionCallbacks {
     static void rebalance(rd_kafka_t*, rd_kafka_resp_err_t error, rd_kafka_topic_partition_list_t* partitions,
@@ -38,7 +38,7 @@ events::Result<std::unique_ptr<KafkaElection>> KafkaElection::join(KafkaElection
     std::unique_ptr<KafkaElection> election(new KafkaElection(std::move(options)));
     const KafkaElectionOptions& o = election->_options;
     const std::string what = "the election (group " + o.group_id + ", topic " + o.topic + ")";
-    const ha_detail::Settings settings{
+    const detail::Settings settings{
         {"group.id", o.group_id},
         {"session.timeout.ms", std::to_string(o.session_timeout_ms)},
         {"heartbeat.interval.ms", std::to_string(o.heartbeat_interval_ms)},
@@ -50,7 +50,7 @@ events::Result<std::unique_ptr<KafkaElection>> KafkaElection::join(KafkaElection
         {"allow.auto.create.topics", "false"},
     };
     KafkaElection* self = election.get();
-    events::Result<ha_detail::Handle> handle = ha_detail::make_handle(
+    events::Result<detail::Handle> handle = detail::make_handle(
         RD_KAFKA_CONSUMER, {o.bootstrap_servers, election_client_id(o.instance_id), 10'000}, settings, what,
         [self](rd_kafka_conf_t* conf) {
             rd_kafka_conf_set_rebalance_cb(conf, ElectionCallbacks::rebalance);
@@ -124,7 +124,7 @@ void KafkaElection::rebalance_cooperative(int error, rd_kafka_topic_partition_li
     const bool zero = holds_zero(partitions, _options.topic);
     if (error == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
         for (int i = 0; i < partitions->cnt; i++) partitions->elems[i].offset = RD_KAFKA_OFFSET_END;
-        if (ha_detail::ErrorPtr assigned(rd_kafka_incremental_assign(_handle, partitions)); assigned) {
+        if (detail::ErrorPtr assigned(rd_kafka_incremental_assign(_handle, partitions)); assigned) {
             spdlog::warn("{}: the election of group {}: accepting the assignment: {}", _options.instance_id,
                          _options.group_id, error_text(assigned.get()));
             return;
@@ -145,7 +145,7 @@ void KafkaElection::rebalance_cooperative(int error, rd_kafka_topic_partition_li
                          rd_kafka_assignment_lost(_handle) ? "lost" : "revoked", _options.topic);
         }
     }
-    if (ha_detail::ErrorPtr unassigned(rd_kafka_incremental_unassign(_handle, partitions)); unassigned) {
+    if (detail::ErrorPtr unassigned(rd_kafka_incremental_unassign(_handle, partitions)); unassigned) {
         spdlog::warn("{}: the election of group {}: giving up the assignment: {}", _options.instance_id,
                      _options.group_id, error_text(unassigned.get()));
     }
@@ -153,7 +153,7 @@ void KafkaElection::rebalance_cooperative(int error, rd_kafka_topic_partition_li
 
 void KafkaElection::run() {
     while (!_stopping.load(std::memory_order_acquire)) {
-        MessagePtr message(rd_kafka_consumer_poll(_handle, ha_detail::timeout_int(_options.poll_interval_ms)));
+        MessagePtr message(rd_kafka_consumer_poll(_handle, detail::timeout_int(_options.poll_interval_ms)));
         if (!message || message->err == RD_KAFKA_RESP_ERR_NO_ERROR) continue;
         if (message->err == RD_KAFKA_RESP_ERR__FATAL) {
             _elected.store(false, std::memory_order_release);
@@ -184,4 +184,4 @@ void KafkaElection::close() {
     spdlog::info("{}: left the election of group {}", _options.instance_id, _options.group_id);
 }
 
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::ha

@@ -1,4 +1,4 @@
-#include "adapters/kafka/ha_presence.h"
+#include "adapters/kafka/ha/presence.h"
 
 #include <algorithm>
 #include <chrono>
@@ -8,14 +8,14 @@
 
 #include <spdlog/spdlog.h>
 
-#include "adapters/kafka/ha_election.h"
-#include "adapters/kafka/ha_rdkafka.h"
+#include "adapters/kafka/ha/election.h"
+#include "adapters/kafka/ha/rdkafka.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::ha {
 
 using events::ErrorCode;
 using events::make_error;
-using ha_detail::error_text;
+using detail::error_text;
 
 namespace {
 
@@ -28,21 +28,21 @@ constexpr int64_t presence_queue_grace_ms = 1'000;
 /// nearly spent: a shorter one could only time out.
 constexpr int64_t presence_request_min_ms = 100;
 
-ha_detail::AdminOptionsPtr presence_request_options(rd_kafka_t* handle, rd_kafka_admin_op_t op,
+detail::AdminOptionsPtr presence_request_options(rd_kafka_t* handle, rd_kafka_admin_op_t op,
                                                     int64_t timeout_ms) {
-    ha_detail::AdminOptionsPtr options(rd_kafka_AdminOptions_new(handle, op));
+    detail::AdminOptionsPtr options(rd_kafka_AdminOptions_new(handle, op));
     char error[512];
     // Fails only out of librdkafka's range, which timeout_int keeps it in.
     (void)rd_kafka_AdminOptions_set_request_timeout(
-        options.get(), ha_detail::timeout_int(std::max(timeout_ms, presence_request_min_ms)), error, sizeof(error));
+        options.get(), detail::timeout_int(std::max(timeout_ms, presence_request_min_ms)), error, sizeof(error));
     return options;
 }
 
 /// The result event of the request sent on `queue`, or an error naming `what`.
-events::Result<ha_detail::EventPtr> presence_result(rd_kafka_queue_t* queue, int64_t timeout_ms,
+events::Result<detail::EventPtr> presence_result(rd_kafka_queue_t* queue, int64_t timeout_ms,
                                                     const std::string& what) {
     const int64_t wait_ms = std::max(timeout_ms, presence_request_min_ms) + presence_queue_grace_ms;
-    ha_detail::EventPtr event(rd_kafka_queue_poll(queue, ha_detail::timeout_int(wait_ms)));
+    detail::EventPtr event(rd_kafka_queue_poll(queue, detail::timeout_int(wait_ms)));
     if (!event) {
         return make_error(ErrorCode::io_error, what + ": no answer within " + std::to_string(wait_ms) + " ms");
     }
@@ -99,19 +99,19 @@ events::Result<HaPresence> other_ballast_groups(const KafkaHaOptions& options) {
     }
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.call_timeout_ms);
     const std::string at = " at bootstrap servers " + options.bootstrap_servers;
-    events::Result<ha_detail::Handle> handle = ha_detail::make_handle(
+    events::Result<detail::Handle> handle = detail::make_handle(
         RD_KAFKA_PRODUCER, {options.bootstrap_servers, options.instance_id, options.call_timeout_ms}, {},
         "the admin client that looks for other Ballast groups");
     if (!handle) return handle.error();
     rd_kafka_t* admin = handle->get();
-    ha_detail::QueuePtr queue(rd_kafka_queue_new(admin));
+    detail::QueuePtr queue(rd_kafka_queue_new(admin));
 
     // ListGroups, from every broker: the groups each coordinates.
     const std::string listing = "listing the consumer groups" + at;
-    ha_detail::AdminOptionsPtr list_options =
-        presence_request_options(admin, RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPS, ha_detail::ms_until(deadline));
+    detail::AdminOptionsPtr list_options =
+        presence_request_options(admin, RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPS, detail::ms_until(deadline));
     rd_kafka_ListConsumerGroups(admin, list_options.get(), queue.get());
-    events::Result<ha_detail::EventPtr> listed = presence_result(queue.get(), ha_detail::ms_until(deadline), listing);
+    events::Result<detail::EventPtr> listed = presence_result(queue.get(), detail::ms_until(deadline), listing);
     if (!listed) return listed.error();
     const rd_kafka_ListConsumerGroups_result_t* list = rd_kafka_event_ListConsumerGroups_result(listed->get());
     if (list == nullptr) return make_error(ErrorCode::io_error, listing + ": the answer is not a list of groups");
@@ -148,11 +148,11 @@ events::Result<HaPresence> other_ballast_groups(const KafkaHaOptions& options) {
     const std::string describing = "describing " + std::to_string(with_members.size()) + " consumer group(s)" + at;
     std::vector<const char*> names;
     for (const std::string& id : with_members) names.push_back(id.c_str());
-    ha_detail::AdminOptionsPtr describe_options =
-        presence_request_options(admin, RD_KAFKA_ADMIN_OP_DESCRIBECONSUMERGROUPS, ha_detail::ms_until(deadline));
+    detail::AdminOptionsPtr describe_options =
+        presence_request_options(admin, RD_KAFKA_ADMIN_OP_DESCRIBECONSUMERGROUPS, detail::ms_until(deadline));
     rd_kafka_DescribeConsumerGroups(admin, names.data(), names.size(), describe_options.get(), queue.get());
-    events::Result<ha_detail::EventPtr> described =
-        presence_result(queue.get(), ha_detail::ms_until(deadline), describing);
+    events::Result<detail::EventPtr> described =
+        presence_result(queue.get(), detail::ms_until(deadline), describing);
     if (!described) return described.error();
     const rd_kafka_DescribeConsumerGroups_result_t* descriptions =
         rd_kafka_event_DescribeConsumerGroups_result(described->get());
@@ -183,4 +183,4 @@ events::Result<HaPresence> other_ballast_groups(const KafkaHaOptions& options) {
     return presence;
 }
 
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::ha

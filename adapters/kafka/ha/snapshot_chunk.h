@@ -2,11 +2,11 @@
 
 /// How a leader's snapshot is cut into Kafka messages on the snapshots topic,
 /// and how a reader puts the newest one back together. Pure: no Kafka here
-/// (ha_reader.cc reads the messages, ha_writer.cc writes them).
+/// (reader.cc reads the messages, writer.cc writes them).
 ///
 /// A snapshot at seq S of N bytes is published as ceil(N / 1 MiB) messages
 /// (one, empty, when N is 0), in part order, in transactions of a few parts
-/// (ha_writer.h); only the leader's snapshot writer writes the topic. Each
+/// (writer.h); only the leader's snapshot writer writes the topic. Each
 /// message's key is S as 8 big-endian bytes; its value is a fixed header and
 /// then the part's bytes:
 ///
@@ -35,7 +35,7 @@
 #include "events/result.h"
 #include "store/journal.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::ha {
 
 inline constexpr size_t snapshot_part_bytes = size_t{1} << 20;
 inline constexpr size_t snapshot_chunk_header_bytes = 33;
@@ -113,4 +113,4 @@ private:
     std::map<int64_t, Entry> _parts;
 };
 
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::ha

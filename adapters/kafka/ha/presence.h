@@ -7,7 +7,7 @@
 ///
 /// How a Ballast group is recognised: every member of a Ballast election
 /// has the client.id "ballast-ha/<instance id>" (election_client_id in
-/// ha_election.h), which the group coordinator keeps and DescribeGroups
+/// election.h), which the group coordinator keeps and DescribeGroups
 /// reports. A group whose member with such a client.id holds partition 0
 /// of a topic is another Ballast group with a leader, that topic its
 /// journal. The group id, the topic and the assignor are all the operator's
@@ -24,10 +24,10 @@
 #include <string>
 #include <vector>
 
-#include "adapters/kafka/ha_journal_topic.h"
+#include "adapters/kafka/ha/journal_topic.h"
 #include "events/result.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::ha {
 
 /// Another Ballast group whose election has a leader now.
 struct OtherBallastGroup {
@@ -71,4 +71,4 @@ struct HaPresence {
 /// the bootstrap servers.
 events::Result<HaPresence> other_ballast_groups(const KafkaHaOptions& options);
 
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::ha
