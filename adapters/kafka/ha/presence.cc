@@ -93,9 +93,9 @@ std::optional<OtherBallastGroup> presence_leader_of(const rd_kafka_ConsumerGroup
 }  // namespace
 
 events::Result<HaPresence> other_ballast_groups(const KafkaHaOptions& options) {
-    if (options.bootstrap_servers.empty() || options.instance_id.empty() || options.group_id.empty()) {
+    if (options.bootstrap_servers.empty() || options.instance_id.empty()) {
         return make_error(ErrorCode::invalid_argument,
-                          "looking for other Ballast groups needs bootstrap servers, an instance id and a group id");
+                          "looking for other Ballast groups needs bootstrap servers and an instance id");
     }
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.call_timeout_ms);
     const std::string at = " at bootstrap servers " + options.bootstrap_servers;

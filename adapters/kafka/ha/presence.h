@@ -3,7 +3,8 @@
 /// Other Ballast groups on the same cluster. Instances with one
 /// `ballast.ha.group.id` elect one leader among themselves; two groups with
 /// different ids elect two, and both move partitions. A leader asks, now and
-/// then, which other Ballast groups have a leader, so that it can say so.
+/// then, which other Ballast groups have a leader, so that it can say so; so
+/// does a single `ballast run`, which is in no group and acts all the same.
 ///
 /// How a Ballast group is recognised: every member of a Ballast election
 /// has the client.id "ballast-ha/<instance id>" (election_client_id in
@@ -64,7 +65,10 @@ struct HaPresence {
     size_t groups_described = 0;
 };
 
-/// Lists and describes the cluster's consumer groups (see above). An error
+/// Lists and describes the cluster's consumer groups (see above), from the
+/// point of view of an instance in group `options.group_id` (left out), or
+/// in none when it is empty (a single `ballast run`: every Ballast group
+/// with a leader is another). An error
 /// when either request fails as a whole, when any broker's ListGroups
 /// fails (a partial list could miss the group that matters), or when no
 /// answer comes within `options.call_timeout_ms`; it names the request and

@@ -58,16 +58,17 @@ std::optional<OtherBallastGroup> entry_of(const HaPresence& presence, const std:
     return std::nullopt;
 }
 
-/// Checks from `log`'s point of view until `done` holds (bounded: a
-/// rebalance in progress may describe a group without its leader for a
-/// moment); the last presence found.
-std::optional<HaPresence> presence_until(const KafkaHaLog& log, const std::function<bool(const HaPresence&)>& done,
+/// Checks from the point of view of the instance `options` names until
+/// `done` holds (bounded: a rebalance in progress may describe a group
+/// without its leader for a moment); the last presence found.
+std::optional<HaPresence> presence_until(const KafkaHaOptions& options,
+                                         const std::function<bool(const HaPresence&)>& done,
                                          int64_t timeout_ms = 30'000) {
     std::optional<HaPresence> last;
     std::string last_error;
     (void)testing::eventually(
         [&] {
-            events::Result<HaPresence> found = other_ballast_groups(log.options());
+            events::Result<HaPresence> found = other_ballast_groups(options);
             if (!found) {
                 last_error = found.error().to_string();
                 return false;
@@ -91,7 +92,7 @@ std::string describe(const std::optional<HaPresence>& presence) {
     return out;
 }
 
-TEST_F(HaLogOnKafka, ALeaderFindsAnotherBallastGroupButNotItsOwnNorOtherConsumers) {
+TEST_F(HaLogOnKafka, ALeaderFindsAnotherBallastGroupButNotItsOwnNorOtherConsumersAndASingleRunFindsBoth) {
     const std::string ours = unique("presence-ours");
     const std::string theirs = unique("presence-theirs");
     const std::string plain_group = unique("presence-plain");
@@ -117,7 +118,7 @@ TEST_F(HaLogOnKafka, ALeaderFindsAnotherBallastGroupButNotItsOwnNorOtherConsumer
 
     // From a: their group, led by b, and neither ours nor the plain one.
     const auto checked = Clock::now();
-    std::optional<HaPresence> seen = presence_until(*a, [&](const HaPresence& p) {
+    std::optional<HaPresence> seen = presence_until(a->options(), [&](const HaPresence& p) {
         const std::optional<OtherBallastGroup> them = entry_of(p, theirs);
         return them && them->leader_instance_id == "b";
     });
@@ -139,7 +140,7 @@ TEST_F(HaLogOnKafka, ALeaderFindsAnotherBallastGroupButNotItsOwnNorOtherConsumer
     }
 
     // From b: ours, led by a, and not theirs.
-    std::optional<HaPresence> from_b = presence_until(*b, [&](const HaPresence& p) {
+    std::optional<HaPresence> from_b = presence_until(b->options(), [&](const HaPresence& p) {
         const std::optional<OtherBallastGroup> us = entry_of(p, ours);
         return us && us->leader_instance_id == "a";
     });
@@ -149,6 +150,20 @@ TEST_F(HaLogOnKafka, ALeaderFindsAnotherBallastGroupButNotItsOwnNorOtherConsumer
     EXPECT_EQ(entry_of(*from_b, ours)->journal_topic, a->options().journal_topic_name());
     EXPECT_FALSE(entry_of(*from_b, theirs).has_value()) << describe(from_b);
     EXPECT_FALSE(entry_of(*from_b, plain_group).has_value()) << describe(from_b);
+
+    // From a single `ballast run`, in no group: both groups, each by its leader.
+    KafkaHaOptions single = a->options();
+    single.group_id.clear();
+    single.instance_id = "single";
+    std::optional<HaPresence> from_single = presence_until(single, [&](const HaPresence& p) {
+        const std::optional<OtherBallastGroup> us = entry_of(p, ours);
+        const std::optional<OtherBallastGroup> them = entry_of(p, theirs);
+        return us && us->leader_instance_id == "a" && them && them->leader_instance_id == "b";
+    });
+    ASSERT_TRUE(from_single.has_value());
+    EXPECT_TRUE(entry_of(*from_single, ours).has_value()) << describe(from_single);
+    EXPECT_TRUE(entry_of(*from_single, theirs).has_value()) << describe(from_single);
+    EXPECT_FALSE(entry_of(*from_single, plain_group).has_value()) << describe(from_single);
 
     const auto timed = Clock::now();
     EXPECT_TRUE(other_ballast_groups(a->options()).ok());
@@ -178,18 +193,18 @@ TEST_F(HaLogOnKafka, AnotherGroupIsNamedByItsLeaderOfTheMomentAndNotOnceItsMembe
             return them && them->leader_instance_id == instance;
         };
     };
-    std::optional<HaPresence> seen = presence_until(*a, led_by("b"));
+    std::optional<HaPresence> seen = presence_until(a->options(), led_by("b"));
     ASSERT_TRUE(seen && led_by("b")(*seen)) << describe(seen);
 
     // b leaves: c leads them now, and is the one named.
     b->close();
-    seen = presence_until(*a, led_by("c"));
+    seen = presence_until(a->options(), led_by("c"));
     ASSERT_TRUE(seen && led_by("c")(*seen)) << describe(seen);
 
     // c leaves too: their group has no member, and is not reported.
     c->close();
     const auto left = Clock::now();
-    seen = presence_until(*a, [&](const HaPresence& p) { return !entry_of(p, theirs).has_value(); });
+    seen = presence_until(a->options(), [&](const HaPresence& p) { return !entry_of(p, theirs).has_value(); });
     ASSERT_TRUE(seen.has_value());
     EXPECT_FALSE(entry_of(*seen, theirs).has_value()) << "still reported 30 s after its members left: "
                                                       << describe(seen);

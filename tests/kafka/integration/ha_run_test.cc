@@ -394,7 +394,7 @@ TEST_F(HaOnKafka, ThreeInstancesKeepOneActingLeaderThroughKillsAZombieAndAHandov
         << "acknowledged records were not consumed";
 }
 
-TEST_F(HaOnKafka, ALeaderWarnsOfAnotherBallastGroupActingOnTheCluster) {
+TEST_F(HaOnKafka, ALeaderAndASingleRunWarnOfAnotherBallastGroupActingOnTheCluster) {
     // Another group's leader, here in the test: a member of its election
     // that holds its journal's partition.
     const std::string other = _group + "-other";
@@ -427,6 +427,21 @@ TEST_F(HaOnKafka, ALeaderWarnsOfAnotherBallastGroupActingOnTheCluster) {
               std::string::npos);
     EXPECT_EQ(count(_processes[0]->log(), "another Ballast group"), 1) << "warned more than once";
     EXPECT_EQ(_processes[0]->terminate(), 0);
+
+    // A single `ballast run` (no --ha) beside that group: it acts from its
+    // start, and says so too.
+    const std::string single_log = _dir / "presence-single.log";
+    _logs.push_back(single_log);
+    _processes[1] = std::make_unique<BallastProcess>(
+        std::vector<std::string>{"--set", "ballast.ha.instance.id=single", "run", "--bootstrap-server", _bootstrap,
+                                 "--journal", journal(1)},
+        single_log);
+    const std::string single_warning = "single: a Ballast group, '" + other + "' (leader other-leader on 127.0.0.1";
+    EXPECT_TRUE(_processes[1]->wait_for_log(single_warning, 60'000)) << "no warning naming " << other;
+    EXPECT_NE(_processes[1]->log().find("run it with --ha --set ballast.ha.group.id=" + other +
+                                        " so that it joins that group as a standby"),
+              std::string::npos);
+    EXPECT_EQ(_processes[1]->terminate(), 0);
     other_leader->close();
 }
 
