@@ -21,7 +21,7 @@ for scenario in "$root/adapters/sim/scenarios/traffic-skew.json" "$root/bench/sc
     rounds="$(sed -n 's/.* \([0-9]*\) rounds.*/\1/p' <<<"$out")"
     moves="$(sed -n 's/.* \([0-9]*\) partitions moved.*/\1/p' <<<"$out")"
     last="$(sed -n 's/.*last completed at \(t+[0-9.]*s\).*/\1/p' <<<"$out")"
-    spread="$(sed -n 's/final spread (max\/mean): in \([0-9.]*\), out \([0-9.]*\)/\1 \/ \2/p' <<<"$out")"
+    spread="$(sed -n 's/final spread of load (max\/mean): in \([0-9.]*\), out \([0-9.]*\)/\1 \/ \2/p' <<<"$out")"
     printf '%-14s %-22s %7s %6s %-16s %s\n' "$name" "$planner" "$rounds" "$moves" "${last:--}" "$spread"
   done
 done

@@ -1,8 +1,15 @@
-/// NetworkIn/NetworkOutUsageDistributionGoal (soft): AutoMQ's band.
+/// NetworkIn/NetworkOutUsageDistributionGoal (soft): AutoMQ's band, over
+/// each broker's usage (PlanningState::usage): its load, or its utilization
+/// (load / capacity) when every eligible broker's capacity is known, as
+/// Cruise Control balances it, so that a small broker is not filled to its
+/// limit while a large one idles.
 ///
-/// Over the eligible brokers: mean = total / brokers, band = mean x
-/// (1 ± avg_deviation). A broker is fine inside the band; when the mean is
-/// below the detect threshold, a broker below the threshold is fine too.
+/// Over the eligible brokers: mean = total load / total divisor (brokers,
+/// or capacity), band = mean x (1 ± avg_deviation). A broker is fine inside
+/// the band; when the mean load per broker is below the detect threshold
+/// (bytes/s), a broker below the threshold (in usage: over the mean
+/// divisor) is fine too. Below, "load" means usage, except where amounts of
+/// bytes are chosen (replicas, the ideal amount), which are converted.
 /// Its excess is its distance outside what is fine (a convex function of
 /// its load, which makes "cheapest destination first" the best first try).
 ///
@@ -103,19 +110,40 @@ public:
         Band band;
         band.threshold = in ? config.network_in_detect_threshold_bytes_per_s
                             : config.network_out_detect_threshold_bytes_per_s;
-        if (state.eligible_count() > 0) {
-            band.mean = state.eligible_total(_resource) / state.eligible_count();
+        const double divisor_total = state.eligible_usage_divisor(_resource);
+        bool quiet = true;
+        if (state.eligible_count() > 0 && divisor_total > 0) {
+            band.mean = state.eligible_total(_resource) / divisor_total;
+            quiet = state.eligible_total(_resource) / state.eligible_count() < band.threshold;
+            // The threshold in usage: over the mean broker's divisor.
+            band.threshold *= static_cast<double>(state.eligible_count()) / divisor_total;
         }
         band.lower = std::max(0.0, band.mean * (1 - margin * deviation));
         band.upper = band.mean * (1 + margin * deviation);
-        band.quiet = band.mean < band.threshold;
+        band.quiet = quiet;
         // Running sums drift by rounding; comparisons allow this much.
         band.tolerance = 1e-9 * (band.mean + 1);
         return band;
     }
 
-    double load(const PlanningState& state, uint32_t b) const {
-        return load_of(state.broker(b).load, _resource);
+    double load(const PlanningState& state, uint32_t b) const { return state.usage(_resource, b); }
+
+    /// What `c` changes side `side`'s usage by.
+    double delta(const PlanningState& state, const Candidate& c, int side) const {
+        return load_of(c.load_delta[side], _resource) / state.usage_divisor(_resource, c.broker(side));
+    }
+
+    /// Bytes/s from `s` to `d` that bring the nearer of the two to the mean.
+    double ideal_amount(const PlanningState& state, const Band& b, uint32_t s, uint32_t d) const {
+        return std::min((load(state, s) - b.mean) * state.usage_divisor(_resource, s),
+                        (b.mean - load(state, d)) * state.usage_divisor(_resource, d));
+    }
+
+    /// The most bytes/s from `s` to `d` that still narrow the difference of
+    /// their usages (more would leave them as far apart the other way).
+    double narrowing_limit(const PlanningState& state, uint32_t s, uint32_t d) const {
+        return 2 * (load(state, s) - load(state, d)) /
+               (1 / state.usage_divisor(_resource, s) + 1 / state.usage_divisor(_resource, d));
     }
 
     /// Largest |load - mean| over eligible brokers, from the ordered index.
@@ -141,7 +169,7 @@ public:
             const uint32_t broker = c.broker(side);
             if (!state.broker(broker).eligible) continue;  // outside the distribution
             const double before = load(state, broker);
-            const double after = before + load_of(c.load_delta[side], _resource);
+            const double after = before + delta(state, c, side);
             if (b.fine(before) && b.excess(after) > b.tolerance) return false;
             if (std::abs(after - b.mean) > deviation_limit) return false;
             excess_before += b.excess(before);
@@ -157,7 +185,7 @@ public:
         for (int side = 0; side < 2; side++) {
             const double before = load(state, c.broker(side));
             excess_before += b.excess(before);
-            excess_after += b.excess(before + load_of(c.load_delta[side], _resource));
+            excess_after += b.excess(before + delta(state, c, side));
         }
         return excess_after < excess_before - b.tolerance;
     }
@@ -268,8 +296,8 @@ private:
         for (ReplicaLists* candidates : {&lists.followers, &lists.leaders}) {
             bool applied = false;
             if (shedding) {
-                const double ideal = std::min(load(state, broker) - b.mean, b.mean - load(state, partners[0]));
-                const double gap = load(state, broker) - load(state, partners[0]);
+                const double ideal = ideal_amount(state, b, broker, partners[0]);
+                const double gap = narrowing_limit(state, broker, partners[0]);
                 visit_below_first(state, broker, candidates->of(broker), ideal, gap, replica_tries_max,
                                   [&](const ReplicaEntry& e) {
                     for (uint32_t d : partners) {
@@ -282,8 +310,8 @@ private:
                 continue;
             }
             for (uint32_t s : partners) {
-                const double ideal = std::min(load(state, s) - b.mean, b.mean - load(state, broker));
-                const double gap = load(state, s) - load(state, broker);
+                const double ideal = ideal_amount(state, b, s, broker);
+                const double gap = narrowing_limit(state, s, broker);
                 uint32_t refusals = 0;
                 visit_below_first(state, s, candidates->of(s), ideal, gap, replica_tries_max,
                                   [&](const ReplicaEntry& e) {
@@ -301,8 +329,8 @@ private:
         for (size_t i = 0; i < swap_partners; i++) {
             const uint32_t s = shedding ? broker : partners[i];
             const uint32_t d = shedding ? partners[i] : broker;
-            const double ideal = std::min(load(state, s) - b.mean, b.mean - load(state, d));
-            const double gap = load(state, s) - load(state, d);
+            const double ideal = ideal_amount(state, b, s, d);
+            const double gap = narrowing_limit(state, s, d);
             ReplicaList& theirs = lists.all.of(d);
             // Mine from the largest down; theirs so that mine - theirs is
             // close to the ideal amount and within the gap.
@@ -333,10 +361,13 @@ private:
     bool transfer_leadership(GoalContext& context, Lists& lists, const Band& b, uint32_t broker,
                              bool shedding) const {
         PlanningState& state = context.state();
-        const double own = load(state, broker);
+        // In bytes/s: what takes `broker` to the mean, and all it carries.
+        const double divisor = state.usage_divisor(_resource, broker);
+        const double own = load(state, broker) * divisor;
+        const double mean = b.mean * divisor;
         bool applied = false;
         if (shedding) {
-            visit_below_first(state, broker, lists.led.of(broker), own - b.mean, own, replica_tries_max,
+            visit_below_first(state, broker, lists.led.of(broker), own - mean, own, replica_tries_max,
                               [&](const ReplicaEntry& e) {
                 std::vector<std::pair<double, uint32_t>> followers;
                 for (uint32_t f : state.replicas(e.partition)) {
@@ -353,7 +384,7 @@ private:
             });
             return applied;
         }
-        visit_below_first(state, broker, lists.followed.of(broker), b.mean - own,
+        visit_below_first(state, broker, lists.followed.of(broker), mean - own,
                           std::numeric_limits<double>::infinity(), replica_tries_max,
                           [&](const ReplicaEntry& e) {
             const int32_t leader = state.leader(e.partition);

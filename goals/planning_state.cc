@@ -40,6 +40,30 @@ void PlanningState::build_brokers() {
         _sorted_ids[b] = in.id;
         rack_index_max = std::max(rack_index_max, in.rack);
     }
+    // Relative to capacity when every eligible broker's is known: one
+    // broker of unknown size would leave its share undefined.
+    bool any_eligible = false;
+    bool in_known = true;
+    bool out_known = true;
+    for (size_t b = 0; b < _model.brokers.size(); b++) {
+        if (!_brokers[b].eligible) continue;
+        any_eligible = true;
+        in_known = in_known && _model.brokers[b].capacity.network_in_bytes_per_s > 0;
+        out_known = out_known && _model.brokers[b].capacity.network_out_bytes_per_s > 0;
+    }
+    _relative_in = any_eligible && in_known;
+    _relative_out = any_eligible && out_known;
+    _eligible_divisor_in = _eligible_divisor_out = 0;
+    for (size_t b = 0; b < _model.brokers.size(); b++) {
+        BrokerState& broker = _brokers[b];
+        const Capacity& capacity = _model.brokers[b].capacity;
+        broker.in_divisor = _relative_in && capacity.network_in_bytes_per_s > 0 ? capacity.network_in_bytes_per_s : 1;
+        broker.out_divisor =
+            _relative_out && capacity.network_out_bytes_per_s > 0 ? capacity.network_out_bytes_per_s : 1;
+        if (!broker.eligible) continue;
+        _eligible_divisor_in += broker.in_divisor;
+        _eligible_divisor_out += broker.out_divisor;
+    }
     // Racks that can still hold replicas: an alive broker that is not being
     // drained stands in them (excluded brokers count: they hold replicas).
     std::vector<uint8_t> rack_seen(static_cast<size_t>(rack_index_max) + 1, 0);
@@ -262,8 +286,8 @@ void PlanningState::recompute_aggregates() {
 
 void PlanningState::index_insert(uint32_t b) {
     const BrokerState& broker = _brokers[b];
-    _by_in.emplace(broker.load.bytes_in_per_s, b);
-    _by_out.emplace(broker.load.bytes_out_per_s, b);
+    _by_in.emplace(broker.load.bytes_in_per_s / broker.in_divisor, b);
+    _by_out.emplace(broker.load.bytes_out_per_s / broker.out_divisor, b);
     _by_replicas.emplace(broker.replica_count, b);
     _by_leaders.emplace(broker.leader_count, b);
 }
@@ -271,8 +295,8 @@ void PlanningState::index_insert(uint32_t b) {
 void PlanningState::index_erase(uint32_t b) {
     const BrokerState& broker = _brokers[b];
     [[maybe_unused]] size_t erased = 0;
-    erased += _by_in.erase({broker.load.bytes_in_per_s, b});
-    erased += _by_out.erase({broker.load.bytes_out_per_s, b});
+    erased += _by_in.erase({broker.load.bytes_in_per_s / broker.in_divisor, b});
+    erased += _by_out.erase({broker.load.bytes_out_per_s / broker.out_divisor, b});
     erased += _by_replicas.erase({broker.replica_count, b});
     erased += _by_leaders.erase({broker.leader_count, b});
     assert(erased == 4 && "an eligible broker is in every index");

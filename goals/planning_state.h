@@ -78,6 +78,11 @@ struct BrokerState {
     bool draining = false;
     /// Takes part in balancing: gives and takes load for every goal.
     bool eligible = false;
+    /// What its network in and out loads are divided by for the
+    /// distribution goals: its capacity when they balance utilization
+    /// (PlanningState::relative), else 1.
+    double in_divisor = 1;
+    double out_divisor = 1;
 
     /// Its replicas are planned away first.
     bool evacuating() const { return !excluded && (dead || (alive && draining)); }
@@ -196,7 +201,28 @@ public:
     double eligible_total(Resource resource) const;
     int64_t eligible_replicas() const { return _eligible_replicas; }
     int64_t eligible_leaders() const { return _eligible_leaders; }
-    /// Eligible brokers ordered by (load, index); network in and out only.
+    /// Whether the distribution goals balance `resource` (network in or
+    /// out) relative to capacity: every eligible broker's capacity of it is
+    /// known (non-zero). Then a broker's usage is its utilization, load /
+    /// capacity, as Cruise Control's distribution goals balance it, and
+    /// brokers of different sizes end equally loaded for their size; else
+    /// it is its load, as AutoMQ's goals balance it.
+    bool relative(Resource resource) const {
+        return resource == Resource::network_in ? _relative_in : _relative_out;
+    }
+    /// Broker `b`'s load of `resource` divided by its capacity (relative) or 1.
+    double usage_divisor(Resource resource, uint32_t b) const {
+        return resource == Resource::network_in ? _brokers[b].in_divisor : _brokers[b].out_divisor;
+    }
+    double usage(Resource resource, uint32_t b) const {
+        return load_of(_brokers[b].load, resource) / usage_divisor(resource, b);
+    }
+    /// The eligible brokers' divisors summed: their mean usage is
+    /// eligible_total / this (the cluster's utilization, when relative).
+    double eligible_usage_divisor(Resource resource) const {
+        return resource == Resource::network_in ? _eligible_divisor_in : _eligible_divisor_out;
+    }
+    /// Eligible brokers ordered by (usage, index); network in and out only.
     const LoadOrder& order_by(Resource resource) const;
     const CountOrder& order_by_replicas() const { return _by_replicas; }
     const CountOrder& order_by_leaders() const { return _by_leaders; }
@@ -314,6 +340,10 @@ private:
     Load _eligible_load;
     int64_t _eligible_replicas = 0;
     int64_t _eligible_leaders = 0;
+    bool _relative_in = false;
+    bool _relative_out = false;
+    double _eligible_divisor_in = 0;
+    double _eligible_divisor_out = 0;
     LoadOrder _by_in;
     LoadOrder _by_out;
     CountOrder _by_replicas;

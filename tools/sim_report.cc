@@ -131,7 +131,7 @@ std::string format_summary(const driver::SimRunSummary& summary, const TimelineP
                driver::format_time_ms(timeline.last_completion_ms()) + "\n";
     }
     out += "final broker loads:\n" + format_broker_loads(timeline.final_loads());
-    std::snprintf(text, sizeof text, "final spread (max/mean): in %.2f, out %.2f\n",
+    std::snprintf(text, sizeof text, "final spread of load (max/mean): in %.2f, out %.2f\n",
                   load_spread(timeline.final_loads(), false), load_spread(timeline.final_loads(), true));
     out += text;
     return out;

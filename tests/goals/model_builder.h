@@ -161,22 +161,34 @@ inline bool eligible(const ClusterModel& model, const Broker& broker, const Plan
            broker.metrics_time_ms >= 0 && broker.metrics_time_ms >= model.now_ms - config.metrics_delay_ms;
 }
 
-/// Largest |load - mean| over eligible brokers for one network direction.
+/// Largest |usage - mean| over eligible brokers for one network direction,
+/// usage as the distribution goals judge it: load / capacity when every
+/// eligible broker's capacity of that direction is known, else load.
 inline double deviation_max(const ClusterModel& model, const PlannerConfig& config,
                             double (*resource)(const Load&)) {
     const std::vector<Load> loads = broker_loads(model);
+    const bool in = resource == &in_of;
+    auto capacity = [&](const Broker& broker) {
+        return in ? broker.capacity.network_in_bytes_per_s : broker.capacity.network_out_bytes_per_s;
+    };
+    bool relative = true;
+    for (const Broker& broker : model.brokers) {
+        if (eligible(model, broker, config)) relative = relative && capacity(broker) > 0;
+    }
     double total = 0;
-    int brokers = 0;
+    double divisors = 0;
     for (size_t b = 0; b < loads.size(); b++) {
         if (!eligible(model, model.brokers[b], config)) continue;
         total += resource(loads[b]);
-        brokers++;
+        divisors += relative ? capacity(model.brokers[b]) : 1;
     }
-    if (brokers == 0) return 0;
-    const double mean = total / brokers;
+    if (divisors == 0) return 0;
+    const double mean = total / divisors;
     double most = 0;
     for (size_t b = 0; b < loads.size(); b++) {
-        if (eligible(model, model.brokers[b], config)) most = std::max(most, std::abs(resource(loads[b]) - mean));
+        if (!eligible(model, model.brokers[b], config)) continue;
+        const double usage = resource(loads[b]) / (relative ? capacity(model.brokers[b]) : 1);
+        most = std::max(most, std::abs(usage - mean));
     }
     return most;
 }

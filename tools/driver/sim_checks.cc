@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "tools/driver/journal_replay.h"
 #include "tools/driver/text_format.h"
@@ -27,6 +28,7 @@ std::string partition_name(const std::string& topic, int32_t partition) {
 SimChecker::SimChecker(const sim::Scenario& scenario, const events::Config& config, int64_t quiet_from_ms)
     : _scenario(scenario),
       _capacity(config, scenario.flavor),
+      _settings(actors::settings_from(config)),
       _cooldown_ms(config.get_int64("ballast.partition.cooldown.ms")),
       _grace_ms(config.get_int64("ballast.broker.failure.grace.ms")),
       _concurrency_max(static_cast<uint32_t>(config.get_int32("autobalancer.controller.execution.concurrency"))),
@@ -325,30 +327,64 @@ SimVerdict SimChecker::finish(const std::string& journal, const SimRunSummary& s
     v.capacity_plans_checked = _capacity.plans_checked();
     v.balance_checked = all_running && _spread_possible && !v.capacity_binds && running > 0;
     if (v.balance_checked) {
-        const double in_mean = in_total / running;
-        const double out_mean = out_total / running;
+        // Usage as the distribution goals judge it (goals::PlanningState::
+        // usage): utilization, load / capacity, when every running broker's
+        // capacity of the resource is known, else load.
+        bool in_relative = true;
+        bool out_relative = true;
+        std::map<int32_t, goals::Capacity> capacities;
+        for (const sim::BrokerLoad& l : _final_loads) {
+            if (l.state != sim::BrokerState::running) continue;
+            const goals::Capacity capacity = actors::capacity_of(_settings, l.id);
+            in_relative = in_relative && capacity.network_in_bytes_per_s > 0;
+            out_relative = out_relative && capacity.network_out_bytes_per_s > 0;
+            capacities[l.id] = capacity;
+        }
+        const auto in_divisor = [&](int32_t id) { return in_relative ? capacities[id].network_in_bytes_per_s : 1.0; };
+        const auto out_divisor = [&](int32_t id) {
+            return out_relative ? capacities[id].network_out_bytes_per_s : 1.0;
+        };
+        double in_divisors = 0;
+        double out_divisors = 0;
+        double in_divisor_min = std::numeric_limits<double>::infinity();
+        double out_divisor_min = std::numeric_limits<double>::infinity();
+        for (const auto& [id, unused] : capacities) {
+            in_divisors += in_divisor(id);
+            out_divisors += out_divisor(id);
+            in_divisor_min = std::min(in_divisor_min, in_divisor(id));
+            out_divisor_min = std::min(out_divisor_min, out_divisor(id));
+        }
+        const double in_mean = in_total / in_divisors;
+        const double out_mean = out_total / out_divisors;
         // The band, widened by the heaviest partition on either side (a
         // broker one partition over and another one under is as close as
         // whole partitions get; the detect threshold of one resource can
-        // also refuse the last move the other wants).
+        // also refuse the last move the other wants); a partition's share
+        // of the smallest broker, when relative. Quiet below the threshold
+        // of load per broker.
         const double threshold = 1 << 20;
-        const auto within = [&](double value, double mean, double deviation, double largest) {
-            if (mean < threshold) return true;
+        const auto within = [&](double value, double mean, double per_broker, double deviation, double largest) {
+            if (per_broker < threshold) return true;
             const double allowed = deviation + 2 * largest / mean;
             return std::abs(value - mean) <= allowed * mean;
         };
+        const double largest_in = _largest_partition_in / in_divisor_min;
+        const double largest_out = _largest_partition_out / out_divisor_min;
         double worst_in = 0;
         double worst_out = 0;
         for (const sim::BrokerLoad& l : _final_loads) {
             if (l.state != sim::BrokerState::running) continue;
-            v.balanced = v.balanced && within(l.bytes_in_per_s, in_mean, _avg_deviation_in, _largest_partition_in) &&
-                         within(l.bytes_out_per_s, out_mean, _avg_deviation_out, _largest_partition_out);
-            worst_in = std::max(worst_in, l.bytes_in_per_s);
-            worst_out = std::max(worst_out, l.bytes_out_per_s);
+            const double in = l.bytes_in_per_s / in_divisor(l.id);
+            const double out = l.bytes_out_per_s / out_divisor(l.id);
+            v.balanced = v.balanced && within(in, in_mean, in_total / running, _avg_deviation_in, largest_in) &&
+                         within(out, out_mean, out_total / running, _avg_deviation_out, largest_out);
+            worst_in = std::max(worst_in, in);
+            worst_out = std::max(worst_out, out);
         }
+        v.spread_relative = in_relative;
         v.spread_in = in_mean > 0 ? worst_in / in_mean : 0;
         v.spread_out = out_mean > 0 ? worst_out / out_mean : 0;
-        v.spread_allowed = in_mean > 0 ? 1 + _avg_deviation_in + 2 * _largest_partition_in / in_mean : 0;
+        v.spread_allowed = in_mean > 0 ? 1 + _avg_deviation_in + 2 * largest_in / in_mean : 0;
     }
     if (!journal.empty()) {
         v.replay_checked = true;
@@ -382,8 +418,9 @@ std::string SimVerdict::report() const {
                          std::to_string(settle_window_ms / 1000) + " s\n";
     if (balance_checked) {
         char text[160];
-        std::snprintf(text, sizeof text, "  %s: spread max/mean in %.3f, out %.3f (allowed in %.3f)\n",
-                      balanced ? "balanced" : "NOT balanced", spread_in, spread_out, spread_allowed);
+        std::snprintf(text, sizeof text, "  %s: spread max/mean of %s in %.3f, out %.3f (allowed in %.3f)\n",
+                      balanced ? "balanced" : "NOT balanced", spread_relative ? "utilization" : "load", spread_in,
+                      spread_out, spread_allowed);
         out += text;
     } else {
         out += capacity_binds ? "  balance not judged (a capacity limit leaves a broker no room)\n"

@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/engine_config.h"
 #include "adapters/sim/sim_scenario.h"
 #include "events/config.h"
 #include "tools/driver/sim_capacity_check.h"
@@ -53,6 +54,7 @@ struct SimVerdict {
     bool balance_checked = false;    // the cluster allows an even spread
     bool balanced = true;
     double spread_in = 0;            // max/mean at the end
+    bool spread_relative = false;    // of utilization (capacities known), not of load
     double spread_out = 0;
     double spread_allowed = 0;
     bool capacity_binds = false;     // a broker ends without room under a capacity limit
@@ -89,6 +91,7 @@ private:
 
     sim::Scenario _scenario;
     CapacityCheck _capacity;
+    actors::EngineSettings _settings;  // the brokers' capacities, for balance as the goals judge it
     int64_t _last_step_ms = 0;
     int64_t _cooldown_ms;
     int64_t _grace_ms;

@@ -1,0 +1,86 @@
+/// Balance as operators judge it, through the whole engine against the
+/// simulated cluster: scenarios built for one behaviour each, checked step
+/// by step (tools/driver/sim_checks.h) and by what they are about.
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "adapters/sim/sim_scenario.h"
+#include "tests/support/temp_dir.h"
+#include "tools/driver/sim_checks.h"
+#include "tools/driver/sim_runner.h"
+
+namespace ballast::driver {
+namespace {
+
+constexpr double mib = 1 << 20;
+
+struct Outcome {
+    SimVerdict verdict;
+    std::map<int32_t, sim::BrokerLoad> loads;  // at the end
+};
+
+Outcome run(const std::string& json) {
+    events::Result<sim::Scenario> scenario = sim::parse_scenario_json(json, "inline");
+    EXPECT_TRUE(scenario.ok()) << scenario.error().to_string();
+    events::Result<events::Config> config = sim_config(*scenario, {}, "");
+    EXPECT_TRUE(config.ok()) << config.error().to_string();
+    testing::TempDir dir;
+    SimRunOptions options;
+    options.scenario = *scenario;
+    options.config = *config;
+    options.journal_path = dir / "journal";
+    SimChecker checker(*scenario, *config, scenario->duration_ms);
+    Outcome outcome;
+    options.on_step = [&](const SimStep& step) {
+        checker.step(step);
+        for (const sim::BrokerLoad& l : step.cluster.broker_loads()) outcome.loads[l.id] = l;
+    };
+    events::Result<SimRunSummary> summary = run_simulation(options);
+    EXPECT_TRUE(summary.ok()) << summary.error().to_string();
+    if (summary) outcome.verdict = checker.finish(options.journal_path, *summary);
+    return outcome;
+}
+
+/// One small broker (50 MiB/s each way), two medium (100) and one large
+/// (200), 120 MiB/s over 48 partitions placed evenly: 30 MiB/s each, the
+/// small one at 60% of its size and the large one at 15%.
+std::string sized_brokers(const std::string& capacities) {
+    return R"({
+      "name": "sized-brokers", "flavor": "automq", "seed": 1, "duration": "6m",
+      "brokers": [{"id": 0}, {"id": 1}, {"id": 2}, {"id": 3}],
+      "topics": [{"name": "t", "partitions": 48, "replication_factor": 1,
+                  "traffic": {"profile": "constant", "bytes_in_per_s": 125829120, "record_bytes": 1024,
+                              "fanout": 1}}],
+      "settings": {)" + capacities + R"(}
+    })";
+}
+
+TEST(SimBalance, BrokersOfDifferentSizesEndEquallyUtilized) {
+    const Outcome outcome = run(sized_brokers(R"(
+        "ballast.broker.capacity.network.in.bytes.per.s": "104857600",
+        "ballast.broker.capacity.network.out.bytes.per.s": "104857600",
+        "ballast.broker.capacity.overrides": "0:in=52428800:out=52428800,3:in=209715200:out=209715200")"));
+    EXPECT_TRUE(outcome.verdict.ok()) << outcome.verdict.report();
+    EXPECT_TRUE(outcome.verdict.balance_checked) << outcome.verdict.report();
+    ASSERT_EQ(outcome.loads.size(), 4u);
+    // 120 MiB/s over 450 MiB/s of capacity: ~27% each, so the small broker
+    // ends near 13 MiB/s and the large one near 53.
+    const std::map<int32_t, double> capacity_mib = {{0, 50}, {1, 100}, {2, 100}, {3, 200}};
+    for (const auto& [id, load] : outcome.loads) {
+        const double utilization = load.bytes_in_per_s / (capacity_mib.at(id) * mib);
+        EXPECT_NEAR(utilization, 120.0 / 450, 0.06) << "broker " << id << "\n" << outcome.verdict.report();
+    }
+    EXPECT_GT(outcome.loads.at(3).bytes_in_per_s, 2.5 * outcome.loads.at(0).bytes_in_per_s);
+}
+
+TEST(SimBalance, WithoutCapacitiesTheEvenPlacementIsLeftAlone) {
+    const Outcome outcome = run(sized_brokers(""));
+    EXPECT_TRUE(outcome.verdict.ok()) << outcome.verdict.report();
+    EXPECT_EQ(outcome.verdict.actions, 0u) << outcome.verdict.report();
+}
+
+}  // namespace
+}  // namespace ballast::driver
