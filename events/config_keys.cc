@@ -184,9 +184,11 @@ std::vector<KeySpec> make_config_keys() {
         int_key(int64, "ballast.action.retry.backoff.ms", "2000", 0, one_day_ms,
                 "Wait before the first retry; each further retry waits twice as long."),
         float_key("ballast.broker.capacity.network.in.bytes.per.s", "0", 0, 1e15,
-                  "Inbound network capacity of every broker, bytes/s; 0 = unknown (not checked)."),
+                  "Inbound network capacity of every broker, bytes/s; 0 = unknown (not checked). Known for "
+                  "every broker, the distribution goals balance utilization (load / capacity)."),
         float_key("ballast.broker.capacity.network.out.bytes.per.s", "0", 0, 1e15,
-                  "Outbound network capacity of every broker, bytes/s; 0 = unknown (not checked)."),
+                  "Outbound network capacity of every broker, bytes/s; 0 = unknown (not checked). Known for "
+                  "every broker, the distribution goals balance utilization (load / capacity)."),
         float_key("ballast.broker.capacity.disk.bytes", "0", 0, 1e18,
                   "Disk capacity of every broker, bytes; 0 = unknown (not checked)."),
         int_key(int32, "ballast.broker.capacity.replicas.max", "0", 0, 10'000'000,
