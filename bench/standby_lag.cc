@@ -36,6 +36,7 @@
 #include "adapters/sim/storm_generator.h"
 #include "store/journal.h"
 #include "tools/driver/machine.h"
+#include "tools/driver/percentile.h"
 
 namespace {
 
@@ -53,12 +54,7 @@ struct Options {
     uint64_t seed = 1;
 };
 
-double percentile(std::vector<double> values, double p) {
-    if (values.empty()) return 0;
-    std::sort(values.begin(), values.end());
-    const size_t index = std::min(values.size() - 1, static_cast<size_t>(p * static_cast<double>(values.size())));
-    return values[index];
-}
+using driver::percentile;
 
 nlohmann::ordered_json summary(const std::vector<double>& values) {
     return {{"count", values.size()},

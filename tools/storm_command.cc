@@ -36,6 +36,7 @@
 #include "tools/cli_common.h"
 #include "tools/commands.h"
 #include "tools/driver/machine.h"
+#include "tools/driver/percentile.h"
 
 namespace ballast::tools {
 
@@ -68,12 +69,7 @@ std::optional<store::BackgroundPriority> parse_background_priority(const std::st
     return std::nullopt;
 }
 
-double percentile(std::vector<double> values, double p) {
-    if (values.empty()) return 0;
-    std::sort(values.begin(), values.end());
-    const size_t index = std::min(values.size() - 1, static_cast<size_t>(p * static_cast<double>(values.size())));
-    return values[index];
-}
+using driver::percentile;
 
 /// Watches the engine's counters from outside and times each fed batch
 /// from feed() to applied (see the file comment).

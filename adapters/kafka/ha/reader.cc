@@ -35,6 +35,18 @@ private:
     CommittedReader& _reader;
 };
 
+/// A committed message's offset, time and run, moved out of `got`
+/// (`Committed` is the reader's private record of one).
+template <typename Committed>
+Committed take_committed(Item& got) {
+    Committed committed;
+    committed.offset = got.offset;
+    committed.timestamp_ms = got.timestamp_ms;
+    committed.run.key = std::move(got.key);
+    committed.run.value = std::move(got.value);
+    return committed;
+}
+
 /// Reads [from, before) of `reader`'s partition (the log's end read back
 /// window by window), handing each committed message to `each`. `what`
 /// names the reader in the error when neither a message nor the end comes
@@ -124,12 +136,7 @@ events::Result<std::optional<KafkaJournalReader::Committed>> KafkaJournalReader:
     }
     Item& got = **item;
     if (got.kind == Item::Kind::end || got.offset >= before) return std::optional<Committed>();
-    Committed committed;
-    committed.offset = got.offset;
-    committed.timestamp_ms = got.timestamp_ms;
-    committed.run.key = std::move(got.key);
-    committed.run.value = std::move(got.value);
-    return std::optional<Committed>(std::move(committed));
+    return std::optional<Committed>(take_committed<Committed>(got));
 }
 
 events::Status KafkaJournalReader::seek_after(uint64_t seq) {
@@ -181,12 +188,7 @@ events::Result<std::optional<KafkaJournalReader::Committed>> KafkaJournalReader:
             _end_seen = std::max(_end_seen, got.offset);
             continue;
         }
-        Committed committed;
-        committed.offset = got.offset;
-        committed.timestamp_ms = got.timestamp_ms;
-        committed.run.key = std::move(got.key);
-        committed.run.value = std::move(got.value);
-        return std::optional<Committed>(std::move(committed));
+        return std::optional<Committed>(take_committed<Committed>(got));
     }
 }
 
@@ -268,12 +270,7 @@ events::Result<bool> KafkaJournalReader::caught_up() {
             continue;
         }
         if (got.offset < _next) continue;
-        Committed committed;
-        committed.offset = got.offset;
-        committed.timestamp_ms = got.timestamp_ms;
-        committed.run.key = std::move(got.key);
-        committed.run.value = std::move(got.value);
-        _held.push_back(std::move(committed));
+        _held.push_back(take_committed<Committed>(got));
         return false;
     }
 }
@@ -297,12 +294,7 @@ events::Result<JournalLag> KafkaJournalReader::lag(uint64_t applied_seq) {
     while (!newest && covered_from > floor) {
         const int64_t from = std::max(floor, covered_from - window);
         events::Status read = read_window(*_probe, from, covered_from, "the journal's lag", [&](Item& got) {
-            Committed committed;
-            committed.offset = got.offset;
-            committed.timestamp_ms = got.timestamp_ms;
-            committed.run.key = std::move(got.key);
-            committed.run.value = std::move(got.value);
-            newest = std::move(committed);
+            newest = take_committed<Committed>(got);
         });
         if (!read) return read.error();
         covered_from = from;
