@@ -295,6 +295,13 @@ enum class Gate { pass, hold, decision_first };
 /// the stream at the next Tick until the copy is done (over a second on a
 /// loaded machine).
 /// A dry run (`ballast plan`, on an idle engine) lets only state pass.
+/// A ConfigChanged that leaves the configuration as it is.
+bool changes_nothing(const RouterState& st, const events::ConfigChanged& change) {
+    events::Config after = st.config;
+    (void)apply_config_change(after, change, st.overrides);
+    return after.to_properties_text() == st.config.to_properties_text();
+}
+
 Gate gate(const RouterState& st, const events::Event& e) {
     const RouterState::Barrier& b = st.barrier;
     if (!b.active && !st.round.active) return Gate::pass;
@@ -311,6 +318,13 @@ Gate gate(const RouterState& st, const events::Event& e) {
         default: break;
     }
     if (events::is_decision(e.source)) return Gate::pass;  // skipped by route()
+    if (e.type() == events::EventType::config_changed && changes_nothing(st, std::get<events::ConfigChanged>(e.body))) {
+        // Every start journals its whole configuration, most often the one
+        // in force: were that to take an open round's decision first, a
+        // recovered engine would apply it before its Tick, where the
+        // uninterrupted run did not.
+        return Gate::pass;
+    }
     const bool outcome = e.type() == events::EventType::action_completed ||
                          e.type() == events::EventType::action_failed ||
                          e.type() == events::EventType::leadership_acquired;

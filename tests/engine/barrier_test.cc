@@ -363,6 +363,23 @@ TEST_F(BarrierTest, WithADecisionDelayAConfigChangeTakesTheDecisionFirst) {
     EXPECT_EQ(inputs.size(), 1u);
 }
 
+// Every start journals its whole configuration; one that changes nothing
+// (a restart with the same settings, in recovery) passes the decision, or a
+// recovered engine would apply it sooner than an uninterrupted one.
+TEST_F(BarrierTest, WithADecisionDelayAConfigChangeThatChangesNothingPassesTheDecision) {
+    respawn_router({"ballast.planner.decision.delay.ms=60000"}, false);
+    events::Config unchanged = events::Config::defaults();
+    ASSERT_TRUE(unchanged.apply_override("ballast.planner.decision.delay.ms=60000").ok());
+    route({event(1, events::BrokerRegistered{1, "", {}}), event(2, events::Tick{3000}),
+           event(3, events::Tick{4000}), event(4, full_config_event(unchanged)),
+           event(5, events::Tick{5000})});
+    run_all_but({scheduler});
+    EXPECT_EQ(progress.events_routed.load(), 5u) << "the unchanged configuration waited for the decision";
+    _sched->run();
+    EXPECT_EQ(progress.events_routed.load(), 5u);
+    EXPECT_EQ(inputs.size(), 1u);
+}
+
 // A snapshot decides nothing: Ticks that make no round due and action
 // outcomes pass while it copies the table; a Tick that makes a round due
 // waits for the copy (one barrier at a time).

@@ -447,12 +447,17 @@ uint64_t journaled_inputs(const std::string& path) {
     return inputs;
 }
 
-/// The stream's events in the journal (the engine's start events are the
-/// operator's).
+/// The stream's events in the journal: not the engine's start events (its
+/// configuration and leadership, the operator's), but the stream's own
+/// operator commands (pause, resume): counting those out would have the
+/// feeder feed the events after them twice.
 uint64_t journaled_stream_events(const std::string& path) {
     uint64_t inputs = 0;
     for (const Event& e : journaled(path)) {
-        inputs += !events::is_decision(e.source) && e.source != events::Source::operator_ ? 1 : 0;
+        const bool start_event = e.source == events::Source::operator_ &&
+                                 (e.type() == events::EventType::config_changed ||
+                                  e.type() == events::EventType::leadership_acquired);
+        inputs += !events::is_decision(e.source) && !start_event ? 1 : 0;
     }
     return inputs;
 }
