@@ -58,6 +58,9 @@ EngineSettings settings_from(const events::Config& c) {
     s.executor.backoff_memory_ms = 64 * s.executor.hold_base_ms;
 
     s.execution_enabled = c.get_bool(prefix + "enable");
+    s.load_window.window_ms = c.get_int64("ballast.metrics.window.ms");
+    const std::string& aggregate = c.get_string("ballast.metrics.window.aggregate");
+    s.load_window.percentile = aggregate == "mean" ? 0 : aggregate == "max" ? 100 : std::stoi(aggregate.substr(1));
     s.detect_interval_ms = c.get_int64(prefix + "anomaly.detect.interval.ms");
     s.decision_delay_ms = c.get_int64("ballast.planner.decision.delay.ms");
     s.snapshot_interval_events = static_cast<uint64_t>(c.get_int64("ballast.snapshot.interval.events"));

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "actors/executor_actor.h"
+#include "actors/load_window.h"
 #include "events/config.h"
 #include "goals/planner_types.h"
 
@@ -20,6 +21,7 @@ struct EngineSettings {
     goals::GateConfig gate;
     ExecutorSettings executor;
     bool execution_enabled = true;          // autobalancer.controller.enable
+    LoadWindowSettings load_window;         // ballast.metrics.window.*: how samples make a load
     int64_t detect_interval_ms = 60'000;
     /// A round's decision takes effect at the first Tick this long after
     /// its barrier (or before an event for the scheduler, if sooner).

@@ -1,11 +1,13 @@
-/// Snapshot layout (version 2), all integers little-endian:
+/// Snapshot layout (version 3), all integers little-endian:
 ///
 ///   "BLSNAP" u32 version u64 seq
 ///   router memory, config text, topics, partition records, broker records,
 ///   executor view (each action as a one-action ActionsPlanned event, so it is
 ///   encoded and verified by events/; then, from version 2, the move backoff
 ///   per partition slot), scheduler memory, then "END!". Version 1 snapshots
-///   read with no backoff.
+///   read with no backoff; versions before 3 with empty load windows (a
+///   partition record's window: a mask of the slices in use, the slice width,
+///   the newest slice, then each slice in use).
 ///
 /// Strings and vectors carry a u32 count first. Every count is checked
 /// against the bytes left before anything is allocated.
@@ -20,7 +22,7 @@ namespace {
 
 constexpr char magic[6] = {'B', 'L', 'S', 'N', 'A', 'P'};
 constexpr char trailer[4] = {'E', 'N', 'D', '!'};
-constexpr uint32_t version = 2;
+constexpr uint32_t version = 3;
 constexpr uint32_t version_oldest_read = 1;
 
 /// Collects the encoded bytes: all of them (take), or, with a sink, hands
@@ -165,6 +167,20 @@ void write_partition(Writer& w, const PartitionRecord& p) {
     w.raw(p.left_ms);
     w.raw(p.left_leader);
     w.raw(p.left_leader_ms);
+    // version 3: the load window, only the slices in use (none without a window)
+    uint8_t used = 0;
+    for (uint32_t i = 0; i < LoadWindow::buckets; i++) used |= static_cast<uint8_t>((p.window.count[i] > 0) << i);
+    static_assert(LoadWindow::buckets <= 8);
+    w.raw(used);
+    w.raw(p.window.bucket_ms);
+    w.raw(p.window.newest);
+    for (uint32_t i = 0; i < LoadWindow::buckets; i++) {
+        if (!(used & (1u << i))) continue;
+        w.raw(p.window.bucket[i]);
+        w.raw(p.window.bytes_in_per_s[i]);
+        w.raw(p.window.bytes_out_per_s[i]);
+        w.raw(p.window.count[i]);
+    }
 }
 
 /// The bytes one partition record takes, for bounding counts.
@@ -181,6 +197,16 @@ bool read_partition(Reader& r, PartitionRecord* p, uint32_t found_version) {
          r.raw(&p->metrics_time_ms) && r.raw(&p->last_moved_ms) && r.raw(&p->applied_seq);
     if (found_version >= 2) {
         ok = ok && r.raw(&p->left_broker) && r.raw(&p->left_ms) && r.raw(&p->left_leader) && r.raw(&p->left_leader_ms);
+    }
+    if (found_version >= 3) {
+        uint8_t used = 0;
+        ok = ok && r.raw(&used) && r.raw(&p->window.bucket_ms) && r.raw(&p->window.newest) &&
+             p->window.newest < LoadWindow::buckets;
+        for (uint32_t i = 0; ok && i < LoadWindow::buckets; i++) {
+            if (!(used & (1u << i))) continue;
+            ok = r.raw(&p->window.bucket[i]) && r.raw(&p->window.bytes_in_per_s[i]) &&
+                 r.raw(&p->window.bytes_out_per_s[i]) && r.raw(&p->window.count[i]) && p->window.count[i] > 0;
+        }
     }
     p->exists = exists != 0;
     return ok;

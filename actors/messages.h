@@ -102,6 +102,10 @@ struct PartitionUpdate {
     events::PartitionSample sample;
     int32_t reporting_broker = -1;
     int64_t sample_time_ms = -1;
+    // sample: the load window as of this update's seq (the router's settings),
+    // so that a reconfigured window applies from its ConfigChanged on.
+    uint32_t window_bucket_ms = 0;  // 0: no window, the sample is the load
+    int32_t window_percentile = 0;
 };
 
 /// A routed batch's updates for one partition shard, in routing order.

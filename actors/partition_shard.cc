@@ -43,8 +43,9 @@ void apply_partition_update(PartitionRecord& record, const PartitionUpdate& upda
         case PartitionUpdate::Kind::sample:
             // Samples can arrive late: an older sample never replaces a newer one.
             if (update.sample_time_ms < record.metrics_time_ms) break;
-            record.bytes_in_per_s = update.sample.bytes_in_per_s;
-            record.bytes_out_per_s = update.sample.bytes_out_per_s;
+            record.window.take(update.window_bucket_ms, update.window_percentile, update.sample_time_ms,
+                               update.sample.bytes_in_per_s, update.sample.bytes_out_per_s,
+                               &record.bytes_in_per_s, &record.bytes_out_per_s);
             record.messages_in_per_s = update.sample.messages_in_per_s;
             record.size_bytes = static_cast<double>(update.sample.size_bytes);
             record.metrics_time_ms = update.sample_time_ms;

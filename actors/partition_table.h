@@ -26,6 +26,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "actors/load_window.h"
+
 namespace ballast::actors {
 
 /// The most replicas a partition may have; Kafka's practical limit is far
@@ -42,9 +44,9 @@ struct PartitionRecord {
     std::array<int32_t, replicas_max> replicas{};
     std::array<int32_t, replicas_max> isr{};
     int32_t reporting_broker = -1;  // broker of the newest metrics sample
-    double bytes_in_per_s = 0;
+    double bytes_in_per_s = 0;   // the load planned with: the window's aggregate (load_window.h)
     double bytes_out_per_s = 0;
-    double messages_in_per_s = 0;
+    double messages_in_per_s = 0;  // these two: the newest sample's
     double size_bytes = 0;
     int64_t metrics_time_ms = -1;
     int64_t last_moved_ms = -1;  // when a move of it last completed
@@ -53,6 +55,7 @@ struct PartitionRecord {
     int32_t left_leader = -1;    // the broker that last lost leadership of it
     int64_t left_leader_ms = -1; // ... and when
     uint64_t applied_seq = 0;    // the newest event applied
+    LoadWindow window;           // the samples' rates over ballast.metrics.window.ms
 };
 
 /// Records in chunks of 65,536 so that a slot's address never changes as
@@ -222,9 +225,9 @@ private:
     // (std::construct_at) before a reader can look at it, so nothing is
     // constructed or zeroed up front, and its pages are faulted in one at a
     // time as records are first set aside. Constructed whole, each chunk's
-    // array (~11 MB) would be faulted in at once by the shard that first
+    // array (~19 MB) would be faulted in at once by the shard that first
     // needs it: at 1M partitions the first round after start would fault in
-    // ~180 MB in one go, a 30-40 ms stall of the stream.
+    // ~300 MB in one go, a stall of the stream of tens of ms.
     static_assert(std::is_trivially_copyable_v<PartitionRecord>);
     static_assert(std::is_trivially_destructible_v<PartitionRecord>);
     struct Chunk {

@@ -154,6 +154,7 @@ void route_partition_metrics(RouterSelf* self, const events::Event& e, const eve
         auto it = st.topic_index.find(m.topics[i]);
         if (it != st.topic_index.end()) topics[i] = it->second;
     }
+    const uint32_t window_bucket_ms = LoadWindow::bucket_ms_of(st.settings.load_window.window_ms);
     for (const events::PartitionSample& sample : m.samples) {
         const uint32_t topic = topics[sample.topic_index];  // verified in range
         auto slot = topic == UINT32_MAX ? st.slot_of.end()
@@ -178,6 +179,8 @@ void route_partition_metrics(RouterSelf* self, const events::Event& e, const eve
         update.sample = sample;
         update.reporting_broker = m.broker_id;
         update.sample_time_ms = m.sample_time_ms;
+        update.window_bucket_ms = window_bucket_ms;
+        update.window_percentile = st.settings.load_window.percentile;
         send_to_partition(self, slot->second, std::move(update));
     }
 }

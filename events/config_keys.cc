@@ -226,6 +226,15 @@ std::vector<KeySpec> make_config_keys() {
         int_key(int64, "ballast.metrics.sample.interval.ms", "10000", 100, one_day_ms,
                 "How often metrics are sampled (sampler) or reported from the metrics topics "
                 "(automq, cruise-control)."),
+        int_key(int64, "ballast.metrics.window.ms", "300000", 0, one_day_ms,
+                "A partition's load is its samples over this window (aggregated by "
+                "ballast.metrics.window.aggregate), so a burst does not move partitions and a "
+                "quiet minute does not move them back; 0: the newest sample alone."),
+        choice_key("ballast.metrics.window.aggregate", "p50", {"p50", "p75", "p90", "p95", "p99", "max", "mean"},
+                   "How a window's samples make a partition's load: a percentile of the window's "
+                   "eight slices (each the mean of its samples; max is the busiest), or the mean of "
+                   "all its samples. The median (p50) ignores a burst or a lull shorter than half the "
+                   "window, which a mean only dilutes."),
         string_key("ballast.metrics.automq.topic", "__auto_balancer_metrics", false,
                    "The topic AutoMQ's metrics reporter writes (metrics source automq)."),
         string_key("ballast.metrics.cruise.control.topic", "__CruiseControlMetrics", false,

@@ -164,7 +164,15 @@ events::Result<Outcome> traffic_skew(const Context& ctx, const DemoOptions& opti
     const int64_t skew_ms = scenario->events[0].at_ms;
     std::printf("== 2. Traffic skew (AutoMQ's seed scenario)\n");
     std::printf("   3 brokers at ~40 MiB/s in each (48 partitions, RF 1). At 60 s the partitions on broker 0\n");
-    std::printf("   double and those on broker 1 triple: 80 / 120 / 40 MiB/s. Bytes in per broker (MiB/s):\n\n");
+    std::printf("   double and those on broker 1 triple: 80 / 120 / 40 MiB/s.");
+    if (const int64_t window_ms = config->get_int64("ballast.metrics.window.ms"); window_ms > 0) {
+        // Why the moves come over minutes, not at the first round after the skew.
+        std::printf(" Each partition's load is the\n   %s of its samples over %lld s (ballast.metrics.window.ms): the skew is\n"
+                    "   acted on as it shows there, not on one sample.",
+                    config->get_string("ballast.metrics.window.aggregate").c_str(),
+                    static_cast<long long>(window_ms / 1000));
+    }
+    std::printf(" Bytes in per broker (MiB/s):\n\n");
 
     driver::SimRunOptions run;
     run.scenario = *scenario;

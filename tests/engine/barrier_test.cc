@@ -65,7 +65,15 @@ protected:
         executor = _system->spawn(executor_actor, nullptr, caf::actor(), ExecutorView{},
                                   ExecutorSettings{}, UINT64_MAX,
                                   [](const events::Event&) {}, &in_flight);
-        spawn_router(events::Config::defaults(), false);
+        spawn_router(barrier_config(), false);
+    }
+
+    /// The defaults without a load window: a slot's load is then its newest
+    /// sample, which is what these tests follow through the barrier.
+    static events::Config barrier_config() {
+        events::Config config = events::Config::defaults();
+        EXPECT_TRUE(config.apply_override("ballast.metrics.window.ms=0").ok());
+        return config;
     }
 
     ~BarrierTest() override {
@@ -80,7 +88,7 @@ protected:
         ASSERT_EQ(progress.events_routed.load(), 0u);
         caf::anon_send_exit(router, caf::exit_reason::user_shutdown);
         _sched->run();
-        events::Config config = events::Config::defaults();
+        events::Config config = barrier_config();
         for (const std::string& s : settings) ASSERT_TRUE(config.apply_override(s).ok()) << s;
         spawn_router(config, snapshots);
     }
@@ -368,7 +376,7 @@ TEST_F(BarrierTest, WithADecisionDelayAConfigChangeTakesTheDecisionFirst) {
 // recovered engine would apply it sooner than an uninterrupted one.
 TEST_F(BarrierTest, WithADecisionDelayAConfigChangeThatChangesNothingPassesTheDecision) {
     respawn_router({"ballast.planner.decision.delay.ms=60000"}, false);
-    events::Config unchanged = events::Config::defaults();
+    events::Config unchanged = barrier_config();
     ASSERT_TRUE(unchanged.apply_override("ballast.planner.decision.delay.ms=60000").ok());
     route({event(1, events::BrokerRegistered{1, "", {}}), event(2, events::Tick{3000}),
            event(3, events::Tick{4000}), event(4, full_config_event(unchanged)),

@@ -450,7 +450,8 @@ uint64_t journaled_inputs(const std::string& path) {
 /// The stream's events in the journal: not the engine's start events (its
 /// configuration and leadership, the operator's), but the stream's own
 /// operator commands (pause, resume): counting those out would have the
-/// feeder feed the events after them twice.
+/// feeder feed the events after them twice, and a load window counts a
+/// sample fed twice twice.
 uint64_t journaled_stream_events(const std::string& path) {
     uint64_t inputs = 0;
     for (const Event& e : journaled(path)) {
@@ -625,7 +626,8 @@ TEST(Engine, IdleMeansEveryQueuedInputIsJournaledRoutedAndApplied) {
     TempDir dir;
     FakePort port;
     DecisionLog log;
-    auto engine = start(dir / "journal", &port, log, test_config());
+    // No load window: each partition's load is then exactly its newest sample.
+    auto engine = start(dir / "journal", &port, log, test_config({"ballast.metrics.window.ms=0"}));
     ASSERT_TRUE(engine);
     const int32_t partitions = 2'000;
     ASSERT_TRUE(engine->feed(testing::cluster_setup(4, 2, {{"orders", partitions, 2}})).ok());

@@ -32,6 +32,11 @@ EngineSnapshot large_snapshot() {
         p.replicas[1] = p.leader % 7 + 1;
         p.bytes_in_per_s = 1000.5 * i;
         p.applied_seq = i;
+        // Every third partition with a load window of one to five slices
+        // (the newest wrapped past the end for some).
+        for (uint32_t sample = 0; i % 3 == 0 && sample < 1 + i % 5; sample++) {
+            p.window.add(1'000'000 + (i % 11 + sample) * 37'500, 10.0 * i + sample, 20.0 * i, 37'500);
+        }
         s.partitions.push_back(p);
     }
     for (int32_t id = 1; id <= 7; id++) {
@@ -109,6 +114,17 @@ TEST(EngineSnapshot, WrittenInPartsItDecodesToWhatWasCaptured) {
         EXPECT_EQ(decoded->partitions[i].partition, s.partitions[i].partition);
         EXPECT_EQ(decoded->partitions[i].replicas, s.partitions[i].replicas);
         EXPECT_EQ(decoded->partitions[i].bytes_in_per_s, s.partitions[i].bytes_in_per_s);
+    }
+    for (size_t i = 0; i < s.partitions.size(); i++) {
+        const LoadWindow& got = decoded->partitions[i].window;
+        const LoadWindow& want = s.partitions[i].window;
+        ASSERT_EQ(got.used(), want.used()) << "partition record " << i;
+        EXPECT_EQ(got.bucket_ms, want.bucket_ms);
+        EXPECT_EQ(got.newest, want.newest);
+        EXPECT_EQ(got.count, want.count);
+        EXPECT_EQ(got.bucket, want.bucket);
+        EXPECT_EQ(got.bytes_in_per_s, want.bytes_in_per_s);
+        EXPECT_EQ(got.bytes_out_per_s, want.bytes_out_per_s);
     }
     EXPECT_EQ(decoded->brokers.size(), 7u);
     EXPECT_EQ(decoded->scheduler.next_action_id, 77u);

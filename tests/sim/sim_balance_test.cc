@@ -82,5 +82,52 @@ TEST(SimBalance, WithoutCapacitiesTheEvenPlacementIsLeftAlone) {
     EXPECT_EQ(outcome.verdict.actions, 0u) << outcome.verdict.report();
 }
 
+/// Four equal brokers, 48 partitions of 2.5 MiB/s placed evenly: balanced.
+/// From 3 min, the partitions on broker 0 change by `scale` for `for_s`
+/// seconds, then return to what they were (0: they stay changed).
+std::string passing_change(double scale, int for_s, const std::string& settings) {
+    const std::string back = for_s == 0 ? "" : R"(,
+        {"at": ")" + std::to_string(180 + for_s) + R"(s", "traffic": {"topic": "t", "led_by": 0, "scale": )" +
+                                                  std::to_string(1 / scale) + "}}";
+    return R"({
+      "name": "passing-change", "flavor": "automq", "seed": 1, "duration": "10m",
+      "brokers": [{"id": 0}, {"id": 1}, {"id": 2}, {"id": 3}],
+      "topics": [{"name": "t", "partitions": 48, "replication_factor": 1,
+                  "traffic": {"profile": "constant", "bytes_in_per_s": 125829120, "record_bytes": 1024,
+                              "fanout": 1}}],
+      "events": [
+        {"at": "180s", "traffic": {"topic": "t", "led_by": 0, "scale": )" + std::to_string(scale) + "}}" + back + R"(
+      ],
+      "settings": {)" + settings + R"(}
+    })";
+}
+
+TEST(SimBalance, ABurstShorterThanHalfTheWindowMovesNothing) {
+    // Broker 0 at three times its share for a minute: well out of the band.
+    const Outcome windowed = run(passing_change(3, 60, ""));
+    EXPECT_TRUE(windowed.verdict.ok()) << windowed.verdict.report();
+    EXPECT_EQ(windowed.verdict.actions, 0u) << windowed.verdict.report();
+    // The same burst judged on the newest sample alone moves partitions.
+    const Outcome newest = run(passing_change(3, 60, R"("ballast.metrics.window.ms": "0")"));
+    EXPECT_GT(newest.verdict.actions, 0u) << newest.verdict.report();
+}
+
+TEST(SimBalance, AQuietMinuteDoesNotMovePartitionsBack) {
+    const Outcome windowed = run(passing_change(0.1, 60, ""));
+    EXPECT_TRUE(windowed.verdict.ok()) << windowed.verdict.report();
+    EXPECT_EQ(windowed.verdict.actions, 0u) << windowed.verdict.report();
+    const Outcome newest = run(passing_change(0.1, 60, R"("ballast.metrics.window.ms": "0")"));
+    EXPECT_GT(newest.verdict.actions, 0u) << newest.verdict.report();
+}
+
+TEST(SimBalance, ALastingChangeIsBalancedOnceItIsMostOfTheWindow) {
+    // Broker 0's partitions stay at three times their rate: the window's
+    // median follows after half the window and the planner moves them.
+    const Outcome outcome = run(passing_change(3, 0, ""));
+    EXPECT_TRUE(outcome.verdict.ok()) << outcome.verdict.report();
+    EXPECT_GT(outcome.verdict.actions, 0u) << outcome.verdict.report();
+    EXPECT_TRUE(outcome.verdict.balance_checked) << outcome.verdict.report();
+}
+
 }  // namespace
 }  // namespace ballast::driver

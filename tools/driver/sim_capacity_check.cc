@@ -110,6 +110,7 @@ void CapacityCheck::observe_fed(const events::Event& e) {
         };
         drop(_reported);
         drop(_samples);
+        drop(_windows);
         drop(_sample_time_ms);
     } else if (const auto* m = std::get_if<events::PartitionMetrics>(&e.body)) {
         if (m->broker_id >= 0) {
@@ -123,7 +124,10 @@ void CapacityCheck::observe_fed(const events::Event& e) {
             auto [it, first] = _sample_time_ms.try_emplace(key, m->sample_time_ms);
             if (!first && m->sample_time_ms < it->second) continue;
             it->second = m->sample_time_ms;
-            _samples[key] = s;
+            events::PartitionSample& load = _samples[key] = s;
+            const actors::LoadWindowSettings& w = _settings.load_window;
+            _windows[key].take(actors::LoadWindow::bucket_ms_of(w.window_ms), w.percentile, m->sample_time_ms,
+                               s.bytes_in_per_s, s.bytes_out_per_s, &load.bytes_in_per_s, &load.bytes_out_per_s);
         }
     } else if (const auto* b = std::get_if<events::BrokerMetrics>(&e.body)) {
         for (const events::BrokerSample& s : b->samples) {

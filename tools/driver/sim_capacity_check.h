@@ -97,7 +97,8 @@ private:
     sim::Flavor _flavor;
     bool _active = false;
     std::map<Key, Placement> _reported;  // as metadata said
-    std::map<Key, events::PartitionSample> _samples;
+    std::map<Key, events::PartitionSample> _samples;  // rates: the window's load, as the engine's
+    std::map<Key, actors::LoadWindow> _windows;
     std::map<Key, int64_t> _sample_time_ms;
     std::map<int32_t, BrokerView> _brokers;
     std::map<uint64_t, events::Action> _inflight;  // the executor's, by id
