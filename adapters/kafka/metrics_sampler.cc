@@ -39,6 +39,8 @@ void MetricsSampler::stop() {
 
 events::Status MetricsSampler::sample_once() {
     assert(_rdkafka && _admin);
+    // Before the sizes: SamplerBook::report trusts a leader's growth only if
+    // measured after a snapshot that showed it leading in sync.
     const ClusterView::Snapshot state = _view->snapshot();
     for (const auto& [id, broker] : state->brokers) {
         if (broker.fenced) continue;

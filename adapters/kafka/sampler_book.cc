@@ -1,12 +1,15 @@
 #include "adapters/kafka/sampler_book.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace ballast::kafka {
 
 namespace {
 
 /// Growth per second between two readings; -1 when it cannot be told.
+bool contains(const std::vector<int32_t>& ids, int32_t id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); }
+
 double rate_per_s(double before, int64_t before_ms, double after, int64_t after_ms) {
     if (before_ms < 0 || after_ms <= before_ms || after < before) return -1;
     return (after - before) * 1000.0 / static_cast<double>(after_ms - before_ms);
@@ -29,8 +32,13 @@ void SamplerBook::add_sizes(int32_t broker_id, int64_t time_ms, const wire::Desc
                 if (auto was = broker.replicas.find(key); was != broker.replicas.end()) {
                     const double rate = rate_per_s(static_cast<double>(was->second.size_bytes), was->second.time_ms,
                                                    static_cast<double>(replica.size_bytes), time_ms);
-                    // Shrunk (retention) or no time passed: keep what it had.
-                    replica.bytes_in_per_s = rate >= 0 ? rate : was->second.bytes_in_per_s;
+                    if (rate >= 0) {
+                        replica.growth_bytes_per_s = rate;
+                        replica.growth_since_ms = was->second.time_ms;
+                    } else {  // shrunk (retention) or no time passed: keep what it had
+                        replica.growth_bytes_per_s = was->second.growth_bytes_per_s;
+                        replica.growth_since_ms = was->second.growth_since_ms;
+                    }
                 }
                 next[key] = replica;
             }
@@ -51,6 +59,7 @@ void SamplerBook::add_end_offsets(int64_t time_ms, const std::vector<PartitionOf
                                        static_cast<double>(o.offset), time_ms);
         // An end offset never goes back, unless the topic was recreated: start over.
         entry.messages_in_per_s = rate >= 0 ? rate : (o.offset < entry.end_offset ? -1 : entry.messages_in_per_s);
+        entry.fresh = rate >= 0;
         entry.end_offset = o.offset;
         entry.time_ms = time_ms;
     }
@@ -65,33 +74,69 @@ const SamplerBook::Replica* SamplerBook::replica(int32_t broker_id, const Partit
 
 std::vector<events::Body> SamplerBook::report(const ClusterState& state) {
     struct Estimate {
-        double bytes_in_per_s = -1;
-        uint64_t size_bytes = 0;
+        double bytes_in_per_s = -1;  // -1: nothing known, not reported
         double messages_in_per_s = 0;
+        uint64_t size_bytes = 0;
+        bool size_known = false;
     };
-    // Each partition's rate: its leader's replica, else the highest known.
+    // The first sample of a broker that `state` can vouch for: its newest if
+    // taken since the last report (after `state` was), else any later one.
+    auto first_sample_after_state = [this](int32_t broker_id) {
+        auto b = _brokers.find(broker_id);
+        if (b == _brokers.end() || b->second.time_ms < 0) return std::numeric_limits<int64_t>::min();
+        return b->second.fresh ? b->second.time_ms : b->second.time_ms + 1;
+    };
     std::map<PartitionKey, Estimate> estimates;
+    std::map<PartitionKey, Trail> trails;  // partitions no longer in `state` are forgotten
     for (const auto& [topic, t] : state.topics) {
         for (const auto& [id, p] : t.partitions) {
             const PartitionKey key{topic, id};
+            Trail trail;
+            if (auto was = _trails.find(key); was != _trails.end()) trail = was->second;
+            const bool leader_in_sync = p.leader >= 0 && contains(p.isr, p.leader);
+            if (!leader_in_sync) {
+                trail.leader = -1;
+            } else if (trail.leader != p.leader) {
+                trail.leader = p.leader;
+                trail.steady_since_ms = first_sample_after_state(p.leader);
+            }
+            const Replica* leader = p.leader >= 0 ? replica(p.leader, key) : nullptr;
+            const auto o = _offsets.find(key);
+            const bool messages_known = o != _offsets.end() && o->second.messages_in_per_s >= 0;
             Estimate e;
-            if (const Replica* leader = replica(p.leader, key); leader && leader->bytes_in_per_s >= 0) {
-                e.bytes_in_per_s = leader->bytes_in_per_s;
-                e.size_bytes = leader->size_bytes;
+            if (messages_known) e.messages_in_per_s = o->second.messages_in_per_s;
+
+            if (leader_in_sync && leader && leader->growth_bytes_per_s >= 0 &&
+                leader->growth_since_ms >= trail.steady_since_ms) {
+                e.bytes_in_per_s = leader->growth_bytes_per_s;
+                trail.trusted_bytes_in_per_s = e.bytes_in_per_s;
+                // Learned only from a growth and an offsets rate of the same round.
+                if (messages_known && o->second.fresh && e.messages_in_per_s > 0 && _brokers.at(p.leader).fresh) {
+                    trail.bytes_per_message = e.bytes_in_per_s / e.messages_in_per_s;
+                }
+            } else if (messages_known && trail.bytes_per_message >= 0) {
+                e.bytes_in_per_s = e.messages_in_per_s * trail.bytes_per_message;
             } else {
-                for (const int32_t b : p.replicas) {
-                    const Replica* r = replica(b, key);
-                    if (!r) continue;
-                    e.bytes_in_per_s = std::max(e.bytes_in_per_s, r->bytes_in_per_s);
-                    e.size_bytes = std::max(e.size_bytes, r->size_bytes);
+                e.bytes_in_per_s = trail.trusted_bytes_in_per_s;
+            }
+
+            if (leader) {
+                e.size_bytes = leader->size_bytes;
+                e.size_known = true;
+            } else {
+                for (const int32_t b : p.isr) {
+                    if (const Replica* r = replica(b, key)) {
+                        e.size_bytes = std::max(e.size_bytes, r->size_bytes);
+                        e.size_known = true;
+                    }
                 }
             }
-            if (auto o = _offsets.find(key); o != _offsets.end() && o->second.messages_in_per_s >= 0) {
-                e.messages_in_per_s = o->second.messages_in_per_s;
-            }
             estimates[key] = e;
+            trails[key] = trail;
         }
     }
+    _trails = std::move(trails);
+    for (auto& [key, o] : _offsets) o.fresh = false;
 
     std::vector<events::Body> out;
     for (auto& [broker_id, broker] : _brokers) {
@@ -108,14 +153,15 @@ std::vector<events::Body> SamplerBook::report(const ClusterState& state) {
         std::map<std::string, uint32_t> topic_index;
         for (const auto& [topic, t] : state.topics) {
             for (const auto& [id, p] : t.partitions) {
-                if (std::find(p.replicas.begin(), p.replicas.end(), broker_id) == p.replicas.end()) continue;
+                if (!contains(p.replicas, broker_id)) continue;
                 const Estimate& e = estimates[{topic, id}];
-                if (e.bytes_in_per_s < 0) continue;  // no rate yet
+                if (e.bytes_in_per_s < 0) continue;  // no rate known
                 // Every replica takes the produce traffic in (followers by replication).
                 totals.bytes_in_per_s += e.bytes_in_per_s;
                 if (p.leader != broker_id) continue;
                 totals.bytes_out_per_s += e.bytes_in_per_s * static_cast<double>(p.replicas.size() - 1);
                 totals.messages_in_per_s += e.messages_in_per_s;
+                if (!e.size_known) continue;  // no replica to size it by: better no sample than a size of 0
                 auto [slot, inserted] = topic_index.emplace(topic, static_cast<uint32_t>(report.topics.size()));
                 if (inserted) report.topics.push_back(topic);
                 report.samples.push_back({slot->second, id, e.bytes_in_per_s, 0, e.messages_in_per_s, e.size_bytes});
