@@ -2,6 +2,7 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -113,20 +114,66 @@ events::Result<Metadata> RdKafkaClient::metadata(int64_t timeout_ms) {
     return out;
 }
 
+namespace {
+
+/// Errors that mean the leader librdkafka asked no longer leads the partition
+/// (or it did not know of one): its metadata cache is behind the cluster.
+bool leader_moved(rd_kafka_resp_err_t error) {
+    switch (error) {
+        case RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION:
+        case RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE:
+        case RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART:
+        case RD_KAFKA_RESP_ERR_FENCED_LEADER_EPOCH:
+        case RD_KAFKA_RESP_ERR_UNKNOWN_LEADER_EPOCH:
+        case RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION:
+        case RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC:
+            return true;
+        default:
+            return false;
+    }
+}
+
+}  // namespace
+
 events::Result<std::vector<PartitionOffset>> RdKafkaClient::end_offsets(const std::vector<wire::TopicPartitions>& partitions,
                                                                 int64_t timeout_ms) {
     int count = 0;
     for (const wire::TopicPartitions& t : partitions) count += static_cast<int>(t.partitions.size());
     std::vector<PartitionOffset> out;
     if (count == 0) return out;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    auto remaining_ms = [&] {
+        return std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                        deadline - std::chrono::steady_clock::now())
+                                        .count());
+    };
     PartitionList list(count);
+    auto ask = [&] {
+        for (int i = 0; i < list.list->cnt; i++) list.list->elems[i].offset = RD_KAFKA_OFFSET_END;
+        return rd_kafka_offsets_for_times(_handle, list.list, timeout_int(remaining_ms()));
+    };
     for (const wire::TopicPartitions& t : partitions) {
         for (const int32_t p : t.partitions) {
             // ListOffsets with timestamp -1 (latest) answers the end offset.
-            rd_kafka_topic_partition_list_add(list.list, t.topic.c_str(), p)->offset = RD_KAFKA_OFFSET_END;
+            rd_kafka_topic_partition_list_add(list.list, t.topic.c_str(), p);
         }
     }
-    const rd_kafka_resp_err_t error = rd_kafka_offsets_for_times(_handle, list.list, timeout_int(timeout_ms));
+    rd_kafka_resp_err_t error = ask();
+    bool stale = leader_moved(error);
+    for (int i = 0; i < list.list->cnt; i++) stale |= leader_moved(list.list->elems[i].err);
+    if (stale) {
+        // librdkafka asks the leaders its metadata cache names and does not
+        // refresh the cache when one answers that it no longer leads: after a
+        // leader moved, every call would fail (the whole call, for one such
+        // partition) until the periodic refresh, minutes later. Refresh it
+        // and ask once more.
+        const rd_kafka_metadata_t* metadata = nullptr;
+        if (rd_kafka_metadata(_handle, 1, nullptr, &metadata, timeout_int(remaining_ms())) ==
+            RD_KAFKA_RESP_ERR_NO_ERROR) {
+            rd_kafka_metadata_destroy(metadata);
+        }
+        error = ask();
+    }
     if (error != RD_KAFKA_RESP_ERR_NO_ERROR) {
         return make_error(events::ErrorCode::io_error, std::string("ListOffsets (latest): ") + rd_kafka_err2name(error) +
                                                    " (" + rd_kafka_err2str(error) + ")");

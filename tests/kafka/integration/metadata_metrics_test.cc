@@ -243,5 +243,45 @@ TEST_F(AdapterOnKafka, TheSamplerMeasuresWhatWasProducedOverTheSamplesClock) {
     EXPECT_TRUE(_rdkafka->delete_topic(topic).ok());
 }
 
+// The sampler's messages in/s comes from one ListOffsets call per round over
+// every led partition; a client that still asked the old leader would lose
+// the whole call, for every partition, until its metadata refresh minutes on.
+TEST_F(AdapterOnKafka, EndOffsetsAreAnsweredRightAfterALeaderMoved) {
+    const std::string topic = topic_name("offsets-moved");
+    ASSERT_TRUE(_rdkafka->create_topic(topic, {{1}, {2}}).ok());
+    ASSERT_TRUE(_rdkafka->produce(topic, 0, 10, 100).ok());
+    events::Result<std::unique_ptr<RdKafkaClient>> client =
+        RdKafkaClient::create(RdKafkaClient::Kind::producer, _bootstrap, "ballast-it-offsets");
+    ASSERT_TRUE(client.ok()) << client.error().message;
+    const std::vector<wire::TopicPartitions> both{{topic, {0, 1}}};
+    auto before = (*client)->end_offsets(both, 10'000);
+    ASSERT_TRUE(before.ok()) << before.error().message;
+    ASSERT_EQ(before->size(), 2u);
+    EXPECT_EQ((*before)[0].offset, 10) << "asked of broker 1, which leads partition 0";
+
+    wire::AdminClient admin(_client);
+    wire::AlterPartitionReassignmentsRequest move;
+    move.topics.push_back({topic, {{0, std::vector<int32_t>{3}}}});
+    auto moved = admin.alter_partition_reassignments(move, 30'000);
+    ASSERT_TRUE(moved.ok()) << moved.error().message;
+    ASSERT_TRUE(testing::eventually(
+        [&] {
+            auto state = _rdkafka->partition(topic, 0);
+            return state.ok() && state->leader == 3 && state->replicas == std::vector<int32_t>{3};
+        },
+        settle_timeout_ms))
+        << "partition 0 moved to broker 3";
+    ASSERT_TRUE(_rdkafka->produce(topic, 0, 5, 100).ok());
+
+    auto after = (*client)->end_offsets(both, 10'000);
+    ASSERT_TRUE(after.ok()) << after.error().message;
+    ASSERT_EQ(after->size(), 2u);
+    for (const PartitionOffset& o : *after) {
+        EXPECT_EQ(o.error_code, 0) << "partition " << o.partition;
+        EXPECT_EQ(o.offset, o.partition == 0 ? 15 : 0) << "partition " << o.partition;
+    }
+    EXPECT_TRUE(_rdkafka->delete_topic(topic).ok());
+}
+
 }  // namespace
 }  // namespace ballast::kafka
