@@ -6,10 +6,13 @@
 /// is real: `tools/kafka-cluster up` started it, and its bootstrap servers
 /// arrive in KAFKA_BOOTSTRAP_SERVERS.
 
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -59,6 +62,8 @@ public:
     /// and waits until every one is acknowledged.
     events::Status produce(const std::string& topic, int32_t partition, int count, int bytes);
     events::Result<PartitionState> partition(const std::string& topic, int32_t partition);
+    /// The partition's end offset (high watermark), asked of its leader.
+    events::Result<int64_t> end_offset(const std::string& topic, int32_t partition);
     /// Replicas per broker id over every topic (internal ones too).
     events::Result<std::map<int32_t, int>> replica_counts();
     std::string cluster_id();
@@ -67,6 +72,45 @@ private:
     events::Result<std::string> describe_config(int type, const std::string& name, int32_t broker_id,
                                                 const std::string& key);
     rd_kafka_s* _handle = nullptr;
+};
+
+/// A producer of its own (acks=all) writing records of `record_bytes` bytes
+/// to one partition, one record per batch (batch.num.messages=1): every
+/// record then takes the same room in the log whatever the pace, so a log's
+/// bytes per record is its size over its end offset.
+class PacedProducer {
+public:
+    PacedProducer(const std::string& bootstrap_servers, std::string topic, int32_t partition, int record_bytes);
+    ~PacedProducer();  // stops
+    PacedProducer(const PacedProducer&) = delete;
+    PacedProducer& operator=(const PacedProducer&) = delete;
+
+    /// Writes `count` records as fast as the cluster takes them and waits
+    /// for every acknowledgement. Not while started.
+    events::Status fill(int count);
+    /// Writes `records_per_s` records a second from a thread, on a fixed
+    /// schedule: a record late after a stall goes at once, so the pace holds
+    /// over any second after it.
+    void start(double records_per_s);
+    /// Stops the thread and waits for the acknowledgements; an error says
+    /// why the first record that failed was not delivered.
+    events::Status stop();
+
+private:
+    events::Status produce_one();
+    void run(double records_per_s);
+
+    std::string _topic;
+    int32_t _partition;
+    std::string _payload;
+    rd_kafka_s* _handle = nullptr;
+    std::thread _thread;
+    std::mutex _mutex;
+    std::condition_variable _wake;
+    bool _stopping = false;
+    std::string _failure;  // the first failed delivery or produce call
+
+    friend struct PacedProducerCallbacks;
 };
 
 /// Runs `tools/kafka-cluster ARGS` (KAFKA_CLUSTER_SCRIPT); stdout and stderr together.

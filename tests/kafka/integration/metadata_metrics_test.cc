@@ -8,6 +8,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <map>
+#include <thread>
 
 #include "adapters/kafka/metadata_poller.h"
 #include "adapters/kafka/metrics_sampler.h"
@@ -281,6 +284,181 @@ TEST_F(AdapterOnKafka, EndOffsetsAreAnsweredRightAfterALeaderMoved) {
         EXPECT_EQ(o.offset, o.partition == 0 ? 15 : 0) << "partition " << o.partition;
     }
     EXPECT_TRUE(_rdkafka->delete_topic(topic).ok());
+}
+
+/// The size of `topic`-`partition` on broker `broker_id`; -1 when it holds none.
+events::Result<int64_t> replica_size(wire::AdminClient& admin, int32_t broker_id, const std::string& topic,
+                                     int32_t partition) {
+    events::Result<wire::DescribeLogDirsResponse> dirs = admin.describe_log_dirs(broker_id, {}, 10'000);
+    if (!dirs) return dirs.error();
+    int64_t size = -1;
+    for (const wire::DescribeLogDirsResult& dir : dirs->results) {
+        for (const wire::DescribeLogDirsTopic& t : dir.topics) {
+            for (const wire::DescribeLogDirsPartition& p : t.partitions) {
+                if (t.name == topic && p.partition_index == partition && !p.is_future_key) size = p.partition_size;
+            }
+        }
+    }
+    return size;
+}
+
+// A move that adds a replica to a partition written at a steady pace, held
+// back by a replication throttle, then let go: the new replica's copy and
+// the growth the new leader owes to it in its first interval (the rest of
+// the copy, all at once when the throttle is lifted) never show in the
+// partition's bytes in/s, which stays what the producer writes, round after
+// round.
+TEST_F(AdapterOnKafka, RatesDuringAThrottledMoveStayAtTheProducersRate) {
+    const std::string topic = topic_name("rates");
+    ASSERT_TRUE(_rdkafka
+                    ->create_topic(topic, {{1}},
+                                   {{"leader.replication.throttled.replicas", "*"},
+                                    {"follower.replication.throttled.replicas", "*"}})
+                    .ok());
+    struct Cleanup {  // whatever happens, the next test finds no throttle and no topic
+        testing::RdKafka* rdkafka;
+        std::string topic;
+        ~Cleanup() {
+            for (int32_t b : {1, 2, 3}) (void)rdkafka->set_broker_configs(b, {});
+            (void)rdkafka->delete_topic(topic);
+        }
+    } cleanup{_rdkafka.get(), topic};
+
+    // 50 records of 1000 bytes a second (~53 KB/s in the log).
+    constexpr double records_per_s = 50;
+    testing::PacedProducer producer(_bootstrap, topic, 0, 1000);
+    // 2.5 MB written before the move: over 1 MB is still to copy when the
+    // throttle is lifted, even if the new replica's first fetch (up to 1 MiB)
+    // got through before the throttle held.
+    ASSERT_TRUE(producer.fill(2500).ok());
+    const std::vector<std::pair<std::string, std::string>> throttle{{"leader.replication.throttled.rate", "10000"},
+                                                                    {"follower.replication.throttled.rate", "10000"}};
+    for (int32_t b : {1, 2, 3}) ASSERT_TRUE(_rdkafka->set_broker_configs(b, throttle).ok());
+    ASSERT_TRUE(testing::eventually(
+        [&] {
+            for (int32_t b : {1, 3}) {
+                auto rate = _rdkafka->broker_config(b, b == 1 ? "leader.replication.throttled.rate"
+                                                              : "follower.replication.throttled.rate");
+                if (!rate.ok() || *rate != "10000") return false;
+            }
+            return true;
+        },
+        settle_timeout_ms));
+    producer.start(records_per_s);
+
+    ClusterView view;
+    EventCollector metadata;
+    MetadataPoller poller(poller_options(), [] { return int64_t{0}; }, &view);
+    ASSERT_TRUE(poller.attach(metadata.sink()).ok());
+    EventCollector metrics;
+    MetricsSamplerOptions options;
+    options.bootstrap_servers = _bootstrap;
+    options.client = _client;
+    const auto started = std::chrono::steady_clock::now();
+    MetricsSampler sampler(
+        options,
+        [started] {
+            return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started)
+                .count();
+        },
+        &view);
+    ASSERT_TRUE(sampler.attach(metrics.sink()).ok());
+
+    struct Seen {
+        std::string phase;
+        int32_t broker_id;
+        events::PartitionSample sample;
+    };
+    std::vector<Seen> seen;
+    size_t read = 0;
+    // One round as the sampler thread makes it, the view polled just before.
+    auto round = [&](const std::string& phase) {
+        if (!poller.poll_once().ok() || !sampler.sample_once().ok()) return false;
+        const std::vector<events::Event> all = metrics.events();
+        for (; read < all.size(); read++) {
+            const auto* m = std::get_if<events::PartitionMetrics>(&all[read].body);
+            if (m == nullptr) continue;
+            for (const events::PartitionSample& s : m->samples) {
+                if (m->topics[s.topic_index] == topic && s.partition == 0) seen.push_back({phase, m->broker_id, s});
+            }
+        }
+        return true;
+    };
+    constexpr auto interval = std::chrono::milliseconds(2500);
+    ASSERT_TRUE(round("baseline"));
+    std::this_thread::sleep_for(interval);
+    ASSERT_TRUE(round("before"));
+
+    wire::AdminClient admin(_client);
+    wire::AlterPartitionReassignmentsRequest move;
+    move.topics.push_back({topic, {{0, std::vector<int32_t>{3}}}});
+    auto moved = admin.alter_partition_reassignments(move, 30'000);
+    ASSERT_TRUE(moved.ok()) << moved.error().message;
+    ASSERT_TRUE(moved->error.ok()) << moved->error.to_string();
+    for (const auto& t : moved->responses) {
+        for (const auto& p : t.partitions) ASSERT_TRUE(p.error.ok()) << p.error.to_string();
+    }
+    for (int i = 0; i < 4; i++) {
+        std::this_thread::sleep_for(interval);
+        ASSERT_TRUE(round("copying"));
+        const PartitionState* p = view.snapshot()->partition(topic, 0);
+        ASSERT_TRUE(p && p->reassigning && p->adding == std::vector<int32_t>{3}) << "the throttle holds the copy";
+    }
+    // The copy still has over 1 MB to go: the new leader's first interval will
+    // hold it, at many times what the producer wrote in it.
+    auto leader_bytes = replica_size(admin, 1, topic, 0);
+    auto copied_bytes = replica_size(admin, 3, topic, 0);
+    ASSERT_TRUE(leader_bytes.ok() && copied_bytes.ok());
+    ASSERT_GE(*copied_bytes, 0) << "broker 3 holds the replica being added";
+    ASSERT_GT(*leader_bytes - *copied_bytes, 1'000'000) << "copied " << *copied_bytes << " of " << *leader_bytes;
+
+    for (int32_t b : {1, 2, 3}) ASSERT_TRUE(_rdkafka->set_broker_configs(b, {}).ok());
+    ASSERT_TRUE(testing::eventually(
+        [&] {
+            if (!poller.poll_once().ok()) return false;
+            const PartitionState* p = view.snapshot()->partition(topic, 0);
+            return p && !p->reassigning && p->replicas == std::vector<int32_t>{3} && p->leader == 3;
+        },
+        settle_timeout_ms))
+        << "the move completes once the throttle is lifted";
+    ASSERT_TRUE(round("moved"));  // the interval of the rest of the copy
+    for (int i = 0; i < 2; i++) {
+        std::this_thread::sleep_for(interval);
+        ASSERT_TRUE(round("moved"));
+    }
+    const events::Status produced = producer.stop();
+    ASSERT_TRUE(produced.ok()) << produced.error().message;
+
+    // Every record takes the same room in the log (one per batch), so the
+    // log's bytes per record is its size over its end offset.
+    auto log_bytes = replica_size(admin, 3, topic, 0);
+    auto end_offset = _rdkafka->end_offset(topic, 0);
+    ASSERT_TRUE(log_bytes.ok()) << log_bytes.error().message;
+    ASSERT_TRUE(end_offset.ok()) << end_offset.error().message;
+    ASSERT_GT(*end_offset, 2500);
+    const double bytes_per_record = static_cast<double>(*log_bytes) / static_cast<double>(*end_offset);
+
+    std::map<std::string, int> per_phase;
+    for (const Seen& s : seen) {
+        SCOPED_TRACE(s.phase + " round, reported by broker " + std::to_string(s.broker_id));
+        per_phase[s.phase]++;
+        EXPECT_EQ(s.broker_id, s.phase == "moved" ? 3 : 1) << "its leader reports it";
+        ASSERT_GT(s.sample.messages_in_per_s, 0) << "the producer writes all along";
+        // What the producer wrote in the round: its end offset's growth, in
+        // log bytes. The growth of the log and of its end offset are read a
+        // few milliseconds apart in the same round (a record or two of the
+        // ~125 a round), and the bytes per message that stand in for a new
+        // leader's growth were learned from such a pair: 20% holds both with
+        // room for a broker pausing between the two reads, while the copy in
+        // the new leader's first interval is over 1 MB, many times what the
+        // producer writes in it (~53 KB a second).
+        const double producers_bytes_per_s = s.sample.messages_in_per_s * bytes_per_record;
+        EXPECT_NEAR(s.sample.bytes_in_per_s, producers_bytes_per_s, 0.2 * producers_bytes_per_s);
+    }
+    EXPECT_EQ(per_phase["baseline"], 0) << "the first sample is the baseline";
+    EXPECT_EQ(per_phase["before"], 1);
+    EXPECT_EQ(per_phase["copying"], 4) << "the leader's growth, every round of the copy";
+    EXPECT_EQ(per_phase["moved"], 3) << "the new leader's first interval too";
 }
 
 }  // namespace
