@@ -59,6 +59,7 @@ struct Drill {
                                       "--set", "ballast.ha.instance.id=ballast-" + std::to_string(i + 1),
                                       "--set", "autobalancer.controller.anomaly.detect.interval.ms=4000",
                                       "--set", "ballast.metrics.sample.interval.ms=2000",
+                                      "--set", "ballast.metrics.window.ms=8000",
                                       "--set", "ballast.partition.cooldown.ms=15000",
                                       "run", "--ha", "--bootstrap-server", bootstrap,
                                       "--journal", dir + "/journal-" + std::to_string(i + 1)};

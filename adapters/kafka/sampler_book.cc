@@ -7,9 +7,9 @@ namespace ballast::kafka {
 
 namespace {
 
-/// Growth per second between two readings; -1 when it cannot be told.
 bool contains(const std::vector<int32_t>& ids, int32_t id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); }
 
+/// Growth per second between two readings; -1 when it cannot be told.
 double rate_per_s(double before, int64_t before_ms, double after, int64_t after_ms) {
     if (before_ms < 0 || after_ms <= before_ms || after < before) return -1;
     return (after - before) * 1000.0 / static_cast<double>(after_ms - before_ms);

@@ -135,6 +135,7 @@ protected:
                  std::string("autobalancer.controller.execution.interval.ms=1000"),
                  std::string("ballast.partition.cooldown.ms=15000"),
                  std::string("ballast.metrics.sample.interval.ms=2000"),
+                 std::string("ballast.metrics.window.ms=8000"),
                  std::string("ballast.metadata.poll.ms=500"),
                  std::string("ballast.tick.interval.ms=500"),
                  "ballast.ha.group.id=" + _group,

@@ -202,6 +202,7 @@ std::vector<std::string> quick_settings(std::vector<std::string> more = {}) {
         "autobalancer.controller.execution.interval.ms=1000",
         "ballast.partition.cooldown.ms=15000",
         "ballast.metrics.sample.interval.ms=2000",
+        "ballast.metrics.window.ms=8000",  // four samples
         "ballast.metadata.poll.ms=500",
         "ballast.tick.interval.ms=500",
     };
