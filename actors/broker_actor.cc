@@ -1,5 +1,6 @@
 #include "actors/broker_actor.h"
 
+#include <algorithm>
 #include <cassert>
 
 #include <caf/all.hpp>
@@ -16,6 +17,10 @@ void set_liveness(BrokerRecord& record, goals::Liveness liveness, int64_t time_m
     if (record.liveness != liveness) {
         record.liveness = liveness;
         record.liveness_changed_ms = time_ms;
+        if (liveness == goals::Liveness::fenced) {
+            std::copy_backward(record.fenced_ms.begin(), record.fenced_ms.end() - 1, record.fenced_ms.end());
+            record.fenced_ms[0] = time_ms;
+        }
     }
 }
 

@@ -26,6 +26,10 @@ EngineSettings settings_from(const events::Config& c) {
     p.network_out_trivial_change_ratio = c.get_double(prefix + "network.out.trivial.change.ratio");
     p.capacity_threshold = c.get_double("ballast.capacity.threshold");
     p.broker_failure_grace_ms = c.get_int64("ballast.broker.failure.grace.ms");
+    p.broker_failure_grace_max_ms = c.get_int64("ballast.broker.failure.grace.max.ms");
+    p.broker_flap_fences = static_cast<uint32_t>(c.get_int32("ballast.broker.flap.fences"));
+    p.broker_flap_window_ms = c.get_int64("ballast.broker.flap.window.ms");
+    p.broker_stable_ms = c.get_int64("ballast.broker.stable.ms");
     p.metrics_delay_ms = c.get_int64(prefix + "metrics.delay.ms");
     p.partition_cooldown_ms = c.get_int64("ballast.partition.cooldown.ms");
     p.return_block_ms = c.get_int64("ballast.partition.return.block.ms");

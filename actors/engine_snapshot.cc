@@ -1,4 +1,4 @@
-/// Snapshot layout (version 3), all integers little-endian:
+/// Snapshot layout (version 4), all integers little-endian:
 ///
 ///   "BLSNAP" u32 version u64 seq
 ///   router memory, config text, topics, partition records, broker records,
@@ -7,7 +7,8 @@
 ///   per partition slot), scheduler memory, then "END!". Version 1 snapshots
 ///   read with no backoff; versions before 3 with empty load windows (a
 ///   partition record's window: a mask of the slices in use, the slice width,
-///   the newest slice, then each slice in use).
+///   the newest slice, then each slice in use); before 4 with brokers never
+///   fenced (a broker record ends with its last fence times from 4).
 ///
 /// Strings and vectors carry a u32 count first. Every count is checked
 /// against the bytes left before anything is allocated.
@@ -22,7 +23,7 @@ namespace {
 
 constexpr char magic[6] = {'B', 'L', 'S', 'N', 'A', 'P'};
 constexpr char trailer[4] = {'E', 'N', 'D', '!'};
-constexpr uint32_t version = 3;
+constexpr uint32_t version = 4;
 constexpr uint32_t version_oldest_read = 1;
 
 /// Collects the encoded bytes: all of them (take), or, with a sink, hands
@@ -268,6 +269,7 @@ void encode_into(Writer& w, const EngineSnapshot& s) {
         w.raw<uint8_t>(b.registered);
         write_sample(w, b.sample);
         w.raw(b.applied_seq);
+        for (const int64_t at : b.fenced_ms) w.raw(at);  // version 4
     }
 
     const ExecutorView& e = s.executor;
@@ -301,6 +303,8 @@ void encode_into(Writer& w, const EngineSnapshot& s) {
     for (const int32_t id : sc.draining_brokers) w.raw(id);
     w.raw<uint32_t>(static_cast<uint32_t>(sc.unfixable.size()));
     for (const std::string& line : sc.unfixable) w.str(line);
+    w.raw<uint32_t>(static_cast<uint32_t>(sc.broker_notes.size()));  // version 4
+    for (const std::string& line : sc.broker_notes) w.str(line);
 
     w.bytes(trailer, sizeof trailer);
 }
@@ -374,6 +378,11 @@ events::Result<EngineSnapshot> decode_snapshot(std::string_view bytes) {
             !read_sample(r, &b.sample) || !r.raw(&b.applied_seq)) {
             return failed("");
         }
+        if (found_version >= 4) {
+            for (int64_t& at : b.fenced_ms) {
+                if (!r.raw(&at)) return failed("");
+            }
+        }
         if (liveness > static_cast<uint8_t>(goals::Liveness::gone)) return failed("broker liveness");
         b.liveness = static_cast<goals::Liveness>(liveness);
         b.registered = registered != 0;
@@ -429,6 +438,13 @@ events::Result<EngineSnapshot> decode_snapshot(std::string_view bytes) {
     sc.unfixable.resize(n);
     for (std::string& line : sc.unfixable) {
         if (!r.str(&line)) return failed("");
+    }
+    if (found_version >= 4) {
+        if (!r.count(&n, 4)) return failed("");
+        sc.broker_notes.resize(n);
+        for (std::string& line : sc.broker_notes) {
+            if (!r.str(&line)) return failed("");
+        }
     }
     if (!r.expect(trailer, sizeof trailer) || !r.at_end()) return failed("its end marker");
     return s;

@@ -46,6 +46,9 @@ struct SchedulerMemory {
     std::set<int32_t> draining_brokers;
     /// What no action could fix, as last journaled: a change is journaled.
     std::vector<std::string> unfixable;
+    /// The brokers the last plan treated differently than their liveness
+    /// says ("ID: reason", goals::Plan::broker_notes), to say so on change.
+    std::vector<std::string> broker_notes;
 };
 
 struct EngineSnapshot {

@@ -68,6 +68,9 @@ struct BrokerRecord {
     bool registered = false;  // false: known only from a replica list or metrics
     events::BrokerSample sample;  // the newest broker-level sample
     uint64_t applied_seq = 0;
+    /// When it was last fenced, newest first (-1: none), for flapping
+    /// (goals/broker_stability.h).
+    std::array<int64_t, goals::Broker::fence_history> fenced_ms = {-1, -1, -1, -1, -1, -1, -1, -1};
 };
 
 /// One thing that happened to a broker, cut out of an event by the router.
@@ -185,6 +188,8 @@ struct Decision {
     bool planned = false;
     bool quiet = false;   // recovery: track the actions, do not act or record
     bool held_any = false;  // the gate held actions back, or goals remain unmet after the plan
+    /// When the plan would change by the clock alone (goals::Plan::replan_at_ms).
+    int64_t replan_at_ms = INT64_MAX;
     events::Event event;  // ActionsPlanned, with the seq the journal gave it
     std::vector<TrackedAction> accepted;
     // Dry runs only: what `ballast plan` prints.

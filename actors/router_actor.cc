@@ -129,6 +129,9 @@ void apply_decision(RouterSelf* self) {
     // Everything held (caps full): wait for an action to finish, unless one
     // finished while the round planned (its outcome could not see this).
     m.held_last_round = decision.held_any;
+    // A flapping broker's raised grace runs out, or an unstable one becomes
+    // stable: plan then, not a detect interval later.
+    m.replan_at_ms = std::min(m.replan_at_ms, decision.replan_at_ms);
     m.more_to_do = decision.held_any && (!decision.accepted.empty() || r.outcomes_passed);
     if (decision.planned) {
         for (const TrackedAction& t : decision.accepted) {

@@ -68,6 +68,7 @@ void update_brokers(SchedulerState& st, const PlanInput& input) {
         broker.excluded = broker_excluded(st, b.id);
         broker.draining = st.memory.draining_brokers.count(b.id) > 0;
         broker.capacity = capacity_of(st.settings, b.id);
+        broker.fenced_ms = b.fenced_ms;
         m.brokers.push_back(broker);
     }
 }
@@ -124,6 +125,36 @@ bool report_unfixable(SchedulerState& st, const goals::Plan& plan, bool commit,
     for (const std::string& line : lines) spdlog::warn("cannot fix {}", line);
     if (lines.empty()) spdlog::info("nothing left that cannot be fixed");
     st.memory.unfixable = std::move(lines);
+    return true;
+}
+
+/// Brokers the plan treats differently than their liveness says (a
+/// flapping broker's raised grace, an unstable broker): one info line each
+/// when that starts or changes and when it ends, and journaled with the
+/// round, not every round. Returns whether they changed; a dry run
+/// (`commit` false) remembers nothing.
+bool report_broker_notes(SchedulerState& st, const goals::Plan& plan, bool commit,
+                         std::vector<events::BrokerNote>* out) {
+    std::vector<std::string> lines;
+    for (const goals::BrokerNote& n : plan.broker_notes) {
+        lines.push_back(std::to_string(n.broker_id) + ": " + n.reason);
+        out->push_back({n.broker_id, n.reason});
+    }
+    if (lines == st.memory.broker_notes) return false;
+    if (!commit) return true;
+    for (const std::string& line : lines) {
+        if (std::find(st.memory.broker_notes.begin(), st.memory.broker_notes.end(), line) ==
+            st.memory.broker_notes.end()) {
+            spdlog::info("broker {}", line);
+        }
+    }
+    for (const std::string& was : st.memory.broker_notes) {
+        const std::string id = was.substr(0, was.find(':'));
+        const bool still = std::any_of(lines.begin(), lines.end(),
+                                       [&](const std::string& line) { return line.substr(0, line.find(':')) == id; });
+        if (!still) spdlog::info("broker {}: stable again, planned by its liveness alone", id);
+    }
+    st.memory.broker_notes = std::move(lines);
     return true;
 }
 
@@ -199,8 +230,12 @@ caf::result<DecisionPtr> plan_round(SchedulerSelf* self, const PlanInput& input)
     std::vector<std::string> unfixable_lines;
     const bool unfixable_changed =
         report_unfixable(st, plan, !input.dry_run, &unfixable, &unfixable_lines);
-    if (!input.dry_run && gated.accepted.empty() && gated.held.empty() && !unfixable_changed) {
-        return DecisionPtr(std::make_shared<Decision>());
+    std::vector<events::BrokerNote> broker_notes;
+    const bool notes_changed = report_broker_notes(st, plan, !input.dry_run, &broker_notes);
+    if (!input.dry_run && gated.accepted.empty() && gated.held.empty() && !unfixable_changed && !notes_changed) {
+        auto nothing = std::make_shared<Decision>();
+        nothing->replan_at_ms = plan.replan_at_ms;
+        return DecisionPtr(nothing);
     }
 
     // Numbers are taken from the memory only when the round is real.
@@ -208,7 +243,8 @@ caf::result<DecisionPtr> plan_round(SchedulerSelf* self, const PlanInput& input)
     uint64_t next_action_id = st.memory.next_action_id;
     auto decision = std::make_shared<Decision>();
     decision->barrier_seq = input.seq;
-    decision->planned = !gated.accepted.empty() || !gated.held.empty() || unfixable_changed;
+    decision->planned = !gated.accepted.empty() || !gated.held.empty() || unfixable_changed || notes_changed;
+    decision->replan_at_ms = plan.replan_at_ms;
     // More to do: the gate held actions back, or the plan was cut short (the
     // per-broker budget, actions_max) with goals still unmet after it. Either
     // way the next round comes at the execution interval once an action
@@ -237,6 +273,7 @@ caf::result<DecisionPtr> plan_round(SchedulerSelf* self, const PlanInput& input)
                                 goals::hold_reason_name(gated.held[i].reason)});
     }
     planned.unfixable = std::move(unfixable);
+    planned.broker_notes = std::move(broker_notes);
     decision->event = events::Event{0, input.now_ms, events::Source::engine, std::move(planned)};
     if (input.dry_run) {
         summarize(st, plan, gated, *decision);

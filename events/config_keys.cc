@@ -174,7 +174,20 @@ std::vector<KeySpec> make_config_keys() {
         int_key(int64, "ballast.partition.return.block.ms", "300000", 0, one_day_ms,
                 "A balancing move never puts a partition back on a broker it left less than this ago."),
         int_key(int64, "ballast.broker.failure.grace.ms", "10000", 0, one_day_ms,
-                "A broker must stay fenced this long before its partitions are moved away."),
+                "A broker must stay fenced this long before its partitions are moved away (raised "
+                "for a broker fenced again and again: ballast.broker.flap.*)."),
+        int_key(int32, "ballast.broker.flap.fences", "3", 0, 8,
+                "A broker fenced this many times within ballast.broker.flap.window.ms is unstable: "
+                "it takes no load (no refill, no evacuated replicas, no leadership) until alive for "
+                "ballast.broker.stable.ms; each fencing within the window after the first also "
+                "doubles its failure grace. 0: no damping."),
+        int_key(int64, "ballast.broker.flap.window.ms", "600000", 0, one_day_ms,
+                "The window in which a broker's fencings count towards flapping."),
+        int_key(int64, "ballast.broker.failure.grace.max.ms", "600000", 0, one_day_ms,
+                "The most a flapping broker's failure grace is raised to."),
+        int_key(int64, "ballast.broker.stable.ms", "300000", 0, one_day_ms,
+                "An unstable (flapping) broker takes load again once it has been alive this long "
+                "without a break."),
         int_key(int32, "ballast.broker.max.inflight.moves", "5", 1, 100'000,
                 "Most partition moves in flight into or out of one broker."),
         int_key(int64, "ballast.action.timeout.ms", "600000", 1000, one_day_ms,

@@ -170,11 +170,17 @@ struct BodyEncoder {
                                                     u.broker_id, opt_string(b, u.goal),
                                                     opt_string(b, u.reason)));
         }
+        std::vector<Offset<fb::BrokerNote>> notes;
+        notes.reserve(e.broker_notes.size());
+        for (const BrokerNote& n : e.broker_notes) {
+            notes.push_back(fb::CreateBrokerNote(b, n.broker_id, opt_string(b, n.reason)));
+        }
         return fb::CreateActionsPlanned(b, e.round, e.barrier_seq,
                                         actions.empty() ? 0 : b.CreateVector(actions),
                                         rejections.empty() ? 0 : b.CreateVector(rejections),
                                         held.empty() ? 0 : b.CreateVector(held),
-                                        unfixable.empty() ? 0 : b.CreateVector(unfixable))
+                                        unfixable.empty() ? 0 : b.CreateVector(unfixable),
+                                        notes.empty() ? 0 : b.CreateVector(notes))
             .Union();
     }
     Offset<void> operator()(const ActionSubmitted& e) const {
@@ -339,6 +345,11 @@ Body decode_body(const fb::Event& e) {
                     out.unfixable.push_back(Unfixable{str(u->topic()), u->partition(),
                                                       u->broker_id(), str(u->goal()),
                                                       str(u->reason())});
+                }
+            }
+            if (b->broker_notes()) {
+                for (const fb::BrokerNote* n : *b->broker_notes()) {
+                    out.broker_notes.push_back(BrokerNote{n->broker_id(), str(n->reason())});
                 }
             }
             return out;

@@ -228,6 +228,11 @@ struct Unfixable {
     std::string reason;
     bool operator==(const Unfixable&) const = default;
 };
+struct BrokerNote {
+    int32_t broker_id = -1;
+    std::string reason;
+    bool operator==(const BrokerNote&) const = default;
+};
 struct ActionsPlanned {
     uint64_t round = 0;
     uint64_t barrier_seq = 0;
@@ -235,6 +240,7 @@ struct ActionsPlanned {
     std::vector<RejectionCount> rejections;
     std::vector<HeldAction> held;
     std::vector<Unfixable> unfixable;
+    std::vector<BrokerNote> broker_notes;
     bool operator==(const ActionsPlanned&) const = default;
 };
 

@@ -185,6 +185,9 @@ public:
         for (size_t i = 0; i < p.held.size() && !failed(); i++) {
             action("held[" + std::to_string(i) + "].action", p.held[i].action);
         }
+        for (size_t i = 0; i < p.broker_notes.size() && !failed(); i++) {
+            broker_id("broker_notes[" + std::to_string(i) + "].broker_id", p.broker_notes[i].broker_id);
+        }
     }
     void body(const ActionSubmitted&) {}
     void body(const ActionCompleted&) {}

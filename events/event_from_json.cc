@@ -369,6 +369,13 @@ void read(Reader& r, const json& v, const std::string& path, events::Unfixable& 
     });
 }
 
+void read(Reader& r, const json& v, const std::string& path, events::BrokerNote& out) {
+    read_object(r, v, path, [&](Fields& f) {
+        f.field("broker_id", out.broker_id);
+        f.field("reason", out.reason);
+    });
+}
+
 // ---------------------------------------------------------------- bodies
 //
 // A body's members sit beside the header's in the top-level object.
@@ -428,6 +435,7 @@ void read_body(Fields& f, events::ActionsPlanned& e) {
     f.field("rejections", e.rejections);
     f.field("held", e.held);
     f.field("unfixable", e.unfixable);
+    f.field("broker_notes", e.broker_notes);
 }
 void read_body(Fields& f, events::ActionSubmitted& e) {
     f.field("action_id", e.action_id);

@@ -340,6 +340,17 @@ struct BodyWriter {
             w.end_object();
         }
         w.end_array();
+        if (!e.broker_notes.empty()) {
+            w.key("broker_notes");
+            w.begin_array();
+            for (const BrokerNote& n : e.broker_notes) {
+                w.begin_object();
+                w.field("broker_id", n.broker_id);
+                w.field("reason", n.reason);
+                w.end_object();
+            }
+            w.end_array();
+        }
     }
     void operator()(const ActionSubmitted& e) const {
         w.field("action_id", e.action_id);

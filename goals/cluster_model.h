@@ -8,6 +8,7 @@
 /// bytes -> 104 MB; `replicas` 3 x 4 bytes -> 12 MB; brokers are noise. The
 /// scheduler keeps one copy and patches it, so a plan never copies it whole.
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -47,6 +48,10 @@ struct Broker {
     bool excluded = false;           // config or operator: no action touches it
     bool draining = false;           // operator drain: plan every replica away
     Capacity capacity;
+    /// When it was last fenced, newest first (-1: not that often): repeated
+    /// fencing raises its grace and makes it unstable (broker_stability.h).
+    static constexpr size_t fence_history = 8;
+    std::array<int64_t, fence_history> fenced_ms = {-1, -1, -1, -1, -1, -1, -1, -1};
     bool operator==(const Broker&) const = default;
 };
 

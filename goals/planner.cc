@@ -253,6 +253,11 @@ std::string check_config(const PlannerConfig& config) {
         return "config: broker_failure_grace_ms, metrics_delay_ms, partition_cooldown_ms and return_block_ms "
                "must be >= 0";
     }
+    if (config.broker_flap_fences > Broker::fence_history || config.broker_flap_window_ms < 0 ||
+        config.broker_failure_grace_max_ms < 0 || config.broker_stable_ms < 0) {
+        return "config: broker_flap_fences must be at most " + std::to_string(Broker::fence_history) +
+               ", broker_flap_window_ms, broker_failure_grace_max_ms and broker_stable_ms >= 0";
+    }
     if (config.flavor != Flavor::apache && config.flavor != Flavor::automq) return "config: unknown flavor";
     if (!finite_non_negative(config.replication_throttle_bytes_per_s) || config.copy_time_max_ms < 0) {
         return "config: replication_throttle_bytes_per_s and copy_time_max_ms must be finite and >= 0";
@@ -375,6 +380,8 @@ Plan plan(const ClusterModel& model, const PlannerConfig& config) {
     assert(result.actions.size() <= config.actions_max);
     result.unfixable = std::move(findings.list());
     result.unfixable_omitted = findings.omitted();
+    result.broker_notes = state.broker_notes();
+    result.replan_at_ms = state.replan_at_ms();
     if (!result.actions.empty()) {
         result.status = Plan::Status::actions_planned;
     } else if (!result.violated_before.empty() || !result.unfixable.empty() || result.unfixable_omitted > 0) {

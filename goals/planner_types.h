@@ -80,6 +80,14 @@ struct PlannerConfig {
     /// A broker fenced or gone for at least this long is dead: its replicas
     /// are planned away first.
     int64_t broker_failure_grace_ms = 10'000;
+    /// Flapping (goals/broker_stability.h): a broker fenced this many times
+    /// within the window is unstable, and each fencing within the window
+    /// after the first doubles its grace, up to the max. 0: no damping.
+    uint32_t broker_flap_fences = 3;
+    int64_t broker_flap_window_ms = 600'000;
+    int64_t broker_failure_grace_max_ms = 600'000;
+    /// An unstable broker takes load again once alive this long.
+    int64_t broker_stable_ms = 300'000;
     /// A broker whose newest metrics are older than this neither gives nor
     /// takes load for the load goals.
     int64_t metrics_delay_ms = 60'000;
@@ -185,6 +193,15 @@ struct Unfixable {
     bool operator==(const Unfixable&) const = default;
 };
 
+/// A broker the plan treats differently than its liveness alone says, and
+/// why (a flapping broker's raised grace, an unstable broker that takes no
+/// load): the decision says so, as the operator needs to know.
+struct BrokerNote {
+    int32_t broker_id = -1;
+    std::string reason;
+    bool operator==(const BrokerNote&) const = default;
+};
+
 struct Plan {
     enum class Status : uint8_t {
         balanced,          // every goal satisfied: nothing to do
@@ -201,6 +218,11 @@ struct Plan {
     std::vector<GoalKind> violated_after;
     /// Unfixable findings beyond PlannerConfig::unfixable_max, counted only.
     uint32_t unfixable_omitted = 0;
+    std::vector<BrokerNote> broker_notes;
+    /// The first time after the plan's clock at which it would decide
+    /// differently with nothing else changed (a raised grace runs out, an
+    /// unstable broker becomes stable): plan again then. INT64_MAX: never.
+    int64_t replan_at_ms = INT64_MAX;
     /// invalid_input only: what is wrong, naming the broker/partition/field.
     std::string error;
     bool operator==(const Plan&) const = default;

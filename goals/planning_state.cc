@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 
+#include "goals/broker_stability.h"
 #include "goals/copy_estimate.h"
 
 namespace ballast::goals {
@@ -31,12 +32,16 @@ void PlanningState::build_brokers() {
         const Broker& in = _model.brokers[b];
         BrokerState& out = _brokers[b];
         out.rack = in.rack;
+        const BrokerStability stability = broker_stability(in, now_ms, _config);
         out.alive = in.liveness == Liveness::alive;
-        out.dead = !out.alive && now_ms - in.liveness_changed_ms >= _config.broker_failure_grace_ms;
+        out.dead = !out.alive && now_ms - in.liveness_changed_ms >= stability.grace_ms;
+        out.unstable = stability.unstable;
         out.fresh = in.metrics_time_ms >= 0 && in.metrics_time_ms >= now_ms - _config.metrics_delay_ms;
         out.excluded = in.excluded;
         out.draining = in.draining;
-        out.eligible = out.alive && out.fresh && !out.excluded && !out.draining;
+        out.eligible = out.alive && out.fresh && !out.excluded && !out.draining && !out.unstable;
+        if (!stability.note.empty()) _broker_notes.push_back({in.id, stability.note});
+        _replan_at_ms = std::min(_replan_at_ms, stability.changes_at_ms);
         _sorted_ids[b] = in.id;
         rack_index_max = std::max(rack_index_max, in.rack);
     }

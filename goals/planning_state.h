@@ -72,7 +72,8 @@ struct BrokerState {
     int32_t leader_count = 0;
     uint32_t rack = 0;
     bool alive = false;        // liveness == alive
-    bool dead = false;         // not alive for >= broker_failure_grace_ms
+    bool dead = false;         // not alive for its grace (broker_stability.h)
+    bool unstable = false;     // flapping: takes no load (broker_stability.h)
     bool fresh = false;        // metrics no older than metrics_delay_ms
     bool excluded = false;
     bool draining = false;
@@ -88,7 +89,7 @@ struct BrokerState {
     bool evacuating() const { return !excluded && (dead || (alive && draining)); }
     /// May receive an evacuated replica. Stale metrics do not forbid it (an
     /// operator wants availability back); they only rank it last.
-    bool hosts_evacuees() const { return alive && !excluded && !draining; }
+    bool hosts_evacuees() const { return alive && !excluded && !draining && !unstable; }
     /// May give a replica to repair a hard goal (even with stale metrics).
     bool gives_for_repair() const { return alive && !excluded; }
 };
@@ -132,6 +133,10 @@ public:
     // ------------------------------------------------------------ brokers
     uint32_t broker_count() const { return static_cast<uint32_t>(_brokers.size()); }
     const BrokerState& broker(uint32_t b) const { return _brokers[b]; }
+    /// Brokers treated differently than their liveness says, and when that
+    /// changes by the clock alone (Plan::broker_notes, Plan::replan_at_ms).
+    const std::vector<BrokerNote>& broker_notes() const { return _broker_notes; }
+    int64_t replan_at_ms() const { return _replan_at_ms; }
     int32_t broker_id(uint32_t b) const { return _model.brokers[b].id; }
     const Capacity& capacity(uint32_t b) const { return _model.brokers[b].capacity; }
     /// Broker index of `id`, or no_broker.
@@ -325,6 +330,8 @@ private:
     bool _tracks_topics = false;
 
     std::vector<BrokerState> _brokers;
+    std::vector<BrokerNote> _broker_notes;
+    int64_t _replan_at_ms = INT64_MAX;
     std::vector<int32_t> _sorted_ids;  // == broker ids, for binary search
     uint32_t _racks_usable = 0;
 

@@ -192,6 +192,32 @@ events::Result<Scenario> random_scenario(uint64_t seed) {
         shift.scale = draw.uniform(1.5, 3);
         s.events.push_back(shift);
     }
+    {
+        // A quarter of the seeds: a broker that flaps for minutes, down past
+        // its session timeout and grace and back, again and again (what
+        // `ballast.broker.flap.*` damps). Drawn apart from the scenario's
+        // stream, so the rest of each seed's scenario stays as it was.
+        std::mt19937_64 flaps(seed ^ 0xf1a9'0000'0000'0000ULL);
+        const auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(flaps); };
+        if (pick(0, 3) == 0) {
+            const auto id = static_cast<int32_t>(pick(1, brokers));
+            int64_t t = pick(20, 60) * 1000;
+            for (int spell = 0; spell < 6; spell++) {
+                const int64_t down_ms = pick(15, 40) * 1000;
+                const int64_t up_ms = pick(20, 80) * 1000;
+                if (t + down_ms > disturbed_ms) break;
+                TimedEvent e;
+                e.kind = TimedEvent::Kind::stop_broker;
+                e.broker_id = id;
+                e.at_ms = t;
+                s.events.push_back(e);
+                e.kind = TimedEvent::Kind::start_broker;
+                e.at_ms = t + down_ms;
+                s.events.push_back(e);
+                t += down_ms + up_ms;
+            }
+        }
+    }
     std::stable_sort(s.events.begin(), s.events.end(),
                      [](const TimedEvent& a, const TimedEvent& b) { return a.at_ms < b.at_ms; });
 

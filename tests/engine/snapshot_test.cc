@@ -44,10 +44,12 @@ EngineSnapshot large_snapshot() {
         b.id = id;
         b.rack = "rack-" + std::to_string(id % 3);
         b.registered = true;
+        for (int32_t k = 0; k < id % 4; k++) b.fenced_ms[k] = 100'000 - 1'000 * (id + k);
         s.brokers.push_back(b);
     }
     s.scheduler.round = 9;
     s.scheduler.next_action_id = 77;
+    s.scheduler.broker_notes = {"3: unstable (fenced 3 times within 600 s): takes no load until alive for 300 s"};
     return s;
 }
 
@@ -126,8 +128,12 @@ TEST(EngineSnapshot, WrittenInPartsItDecodesToWhatWasCaptured) {
         EXPECT_EQ(got.bytes_in_per_s, want.bytes_in_per_s);
         EXPECT_EQ(got.bytes_out_per_s, want.bytes_out_per_s);
     }
-    EXPECT_EQ(decoded->brokers.size(), 7u);
+    ASSERT_EQ(decoded->brokers.size(), 7u);
+    for (size_t i = 0; i < s.brokers.size(); i++) {
+        EXPECT_EQ(decoded->brokers[i].fenced_ms, s.brokers[i].fenced_ms) << "broker " << s.brokers[i].id;
+    }
     EXPECT_EQ(decoded->scheduler.next_action_id, 77u);
+    EXPECT_EQ(decoded->scheduler.broker_notes, s.scheduler.broker_notes);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "goals/broker_stability.h"
 #include "goals/planner_types.h"
 #include "tests/goals/model_builder.h"
 
@@ -135,7 +136,7 @@ const Broker& broker_of(const ClusterModel& model, int32_t id) {
 
 bool dead(const ClusterModel& model, const Broker& broker, const PlannerConfig& config) {
     return broker.liveness != Liveness::alive &&
-           model.now_ms - broker.liveness_changed_ms >= config.broker_failure_grace_ms;
+           model.now_ms - broker.liveness_changed_ms >= broker_stability(broker, model.now_ms, config).grace_ms;
 }
 
 bool cooling(const Partition& partition, const PlannerConfig& config) {

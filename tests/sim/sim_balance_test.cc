@@ -129,5 +129,40 @@ TEST(SimBalance, ALastingChangeIsBalancedOnceItIsMostOfTheWindow) {
     EXPECT_TRUE(outcome.verdict.balance_checked) << outcome.verdict.report();
 }
 
+/// Four brokers, an RF2 topic on all of them; from 1 min broker 3 goes down
+/// for 25 s (fenced after the 9 s session timeout, past the 10 s grace) and
+/// comes back for 75 s, five times: a flapping broker.
+std::string flapping_broker(const std::string& settings) {
+    std::string events;
+    for (int i = 0; i < 5; i++) {
+        const int stop_s = 60 + 100 * i;
+        events += std::string(i == 0 ? "" : ",") + R"({"at": ")" + std::to_string(stop_s) + R"(s", "stop_broker": 3},
+        {"at": ")" + std::to_string(stop_s + 25) + R"(s", "start_broker": 3})";
+    }
+    return R"({
+      "name": "flapping-broker", "flavor": "automq", "seed": 1, "duration": "20m",
+      "brokers": [{"id": 1}, {"id": 2}, {"id": 3}, {"id": 4}],
+      "topics": [{"name": "t", "partitions": 24, "replication_factor": 2,
+                  "traffic": {"profile": "constant", "bytes_in_per_s": 62914560, "record_bytes": 1024,
+                              "fanout": 1}}],
+      "events": [)" + events + R"(],
+      "settings": {)" + settings + R"(}
+    })";
+}
+
+TEST(SimBalance, AFlappingBrokerIsNotEvacuatedAndRefilledEachTime) {
+    // Damped: evacuated once, refilled, then its raised grace outlasts each
+    // spell and, unstable from the third, it is refilled only once stable.
+    const Outcome damped = run(flapping_broker(""));
+    EXPECT_TRUE(damped.verdict.ok()) << damped.verdict.report();
+    EXPECT_LE(damped.verdict.most_moves, 2u) << damped.verdict.report();
+    EXPECT_TRUE(damped.verdict.balance_checked) << damped.verdict.report();
+    // Undamped, partitions leave and come back with the spells.
+    const Outcome undamped = run(flapping_broker(R"("ballast.broker.flap.fences": "0")"));
+    EXPECT_GE(undamped.verdict.most_moves, 4u) << undamped.verdict.report();
+    EXPECT_LT(damped.verdict.actions * 3, undamped.verdict.actions * 2)
+        << damped.verdict.report() << undamped.verdict.report();
+}
+
 }  // namespace
 }  // namespace ballast::driver

@@ -60,6 +60,9 @@ TEST(SimFaults, EverySeedKeepsEveryPromise) {
     uint64_t restarts = 0;
     uint64_t capacity_actions = 0;
     uint64_t capacity_plans = 0;
+    uint64_t unstable_plans = 0;
+    uint32_t most_moves = 0;
+    uint64_t most_moves_seed = 0;
     SimRunSummary::Crashes crashes;
     for (uint64_t seed = from; seed <= to; seed++) {
         events::Result<sim::Scenario> scenario = sim::random_scenario(seed);
@@ -93,6 +96,11 @@ TEST(SimFaults, EverySeedKeepsEveryPromise) {
         crashes.power_cut_bytes_dropped += c.power_cut_bytes_dropped;
         capacity_actions += verdict.capacity_actions;
         capacity_plans += verdict.capacity_plans_checked;
+        unstable_plans += verdict.unstable_plans;
+        if (verdict.most_moves > most_moves) {
+            most_moves = verdict.most_moves;
+            most_moves_seed = seed;
+        }
     }
     // The seeds exercise what they are meant to.
     EXPECT_GT(actions, 0u);
@@ -101,6 +109,9 @@ TEST(SimFaults, EverySeedKeepsEveryPromise) {
         // About a third of the seeds have capacities: the goals must act on them.
         EXPECT_GT(capacity_plans, 0u);
         EXPECT_GT(capacity_actions, 0u);
+        // A quarter of the seeds have a flapping broker: it must become unstable
+        // (the checker holds every plan to giving it no load meanwhile).
+        EXPECT_GT(unstable_plans, 0u);
     }
     const auto n = [](uint64_t v) { return static_cast<unsigned long>(v); };
     std::printf("seeds %lu-%lu: %lu crashes: %lu mid-append, %lu mid-round, %lu mid-snapshot, %lu between intent and "
@@ -122,6 +133,9 @@ TEST(SimFaults, EverySeedKeepsEveryPromise) {
                 static_cast<unsigned long>(from), static_cast<unsigned long>(to), static_cast<unsigned long>(rounds),
                 static_cast<unsigned long>(actions), static_cast<unsigned long>(restarts),
                 static_cast<unsigned long>(capacity_plans), static_cast<unsigned long>(capacity_actions));
+    std::printf("seeds %lu-%lu: %lu plans with an unstable (flapping) broker; at most %u moves of one partition "
+                "(seed %lu)\n",
+                n(from), n(to), n(unstable_plans), most_moves, n(most_moves_seed));
 }
 
 }  // namespace

@@ -70,6 +70,26 @@ bool SimChecker::dead(int32_t id, int64_t now_ms) const {
     return it->second.down_since_ms >= 0 && now_ms - it->second.down_since_ms >= _grace_ms;
 }
 
+goals::Broker SimChecker::broker_as_of(int32_t id, int64_t time_ms, bool inclusive) const {
+    // The broker actor's rule (actors/broker_actor.cc): only a change of
+    // liveness counts, and each change into fenced is one fencing.
+    goals::Broker b;
+    b.id = id;
+    auto it = _liveness_changes.find(id);
+    if (it == _liveness_changes.end()) return b;
+    for (const LivenessChange& c : it->second) {
+        if (c.time_ms > time_ms || (!inclusive && c.time_ms == time_ms)) break;
+        if (c.liveness == b.liveness) continue;
+        b.liveness = c.liveness;
+        b.liveness_changed_ms = c.time_ms;
+        if (c.liveness == goals::Liveness::fenced) {
+            std::copy_backward(b.fenced_ms.begin(), b.fenced_ms.end() - 1, b.fenced_ms.end());
+            b.fenced_ms[0] = c.time_ms;
+        }
+    }
+    return b;
+}
+
 void SimChecker::fail(int64_t time_ms, const std::string& what) {
     // A broken invariant usually breaks many times in a row: keep the first ones.
     constexpr size_t breaks_kept_max = 20;
@@ -93,14 +113,18 @@ void SimChecker::step(const SimStep& step) {
         _capacity.observe_fed(e);
         if (const auto* r = std::get_if<events::BrokerRegistered>(&e.body)) {
             _brokers[r->broker_id] = {true, -1};
+            _liveness_changes[r->broker_id].push_back({e.time_ms, goals::Liveness::alive});
         } else if (const auto* f = std::get_if<events::BrokerFenced>(&e.body)) {
             Liveness& l = _brokers[f->broker_id];
             if (l.down_since_ms < 0) l.down_since_ms = e.time_ms;
+            _liveness_changes[f->broker_id].push_back({e.time_ms, goals::Liveness::fenced});
         } else if (const auto* u = std::get_if<events::BrokerUnfenced>(&e.body)) {
             _brokers[u->broker_id].down_since_ms = -1;
+            _liveness_changes[u->broker_id].push_back({e.time_ms, goals::Liveness::alive});
         } else if (const auto* g = std::get_if<events::BrokerUnregistered>(&e.body)) {
             Liveness& l = _brokers[g->broker_id];
             if (l.down_since_ms < 0) l.down_since_ms = e.time_ms;
+            _liveness_changes[g->broker_id].push_back({e.time_ms, goals::Liveness::gone});
         } else if (const auto* c = std::get_if<events::OperatorCommand>(&e.body)) {
             if (c->command == events::CommandKind::drain_brokers) _draining.insert(c->broker_ids.begin(), c->broker_ids.end());
         } else if (const auto* changed = std::get_if<events::PartitionChanged>(&e.body)) {
@@ -250,6 +274,12 @@ void SimChecker::check_plan(const SimStep& step, const events::ActionsPlanned& p
     }
 
     for (const std::string& broken : _capacity.check(plan, time_ms)) fail(time_ms, broken);
+    for (const auto& [id, changes] : _liveness_changes) {
+        if (goals::broker_stability(broker_as_of(id, time_ms, true), time_ms, _settings.planner).unstable) {
+            _verdict.unstable_plans++;
+            break;
+        }
+    }
     for (const events::Action& a : plan.actions) {
         _actions[a.action_id] = a;
         count(a);
@@ -280,6 +310,27 @@ void SimChecker::check_plan(const SimStep& step, const events::ActionsPlanned& p
         }
         if (a.kind != events::ActionKind::leader && a.destination_broker >= 0 && !alive(a.destination_broker)) {
             fail(time_ms, "destination not alive: " + describe_action(a));
+        }
+        if (a.kind != events::ActionKind::leader) {
+            for (const auto& [topic, partition, after] : touched) {
+                const std::pair<std::string, int32_t> key{topic, partition};
+                if (++_moves[key] > _verdict.most_moves) {
+                    _verdict.most_moves = _moves[key];
+                    _verdict.most_moved = partition_name(topic, partition);
+                }
+            }
+        }
+        if (a.destination_broker >= 0) {
+            // Unstable as of the plan's clock whether or not a liveness change
+            // stamped with that same time came before the round.
+            const goals::BrokerStability before =
+                goals::broker_stability(broker_as_of(a.destination_broker, time_ms, false), time_ms, _settings.planner);
+            const goals::BrokerStability at =
+                goals::broker_stability(broker_as_of(a.destination_broker, time_ms, true), time_ms, _settings.planner);
+            if (before.unstable && at.unstable) {
+                fail(time_ms, "stability: " + describe_action(a) + " gives load to broker " +
+                                  std::to_string(a.destination_broker) + ", " + at.note);
+            }
         }
     }
     // Caps bind what is released: a broker that comes back while moves off
@@ -409,6 +460,8 @@ std::string SimVerdict::report() const {
     std::string out = "check " + scenario + ": " + (ok() ? "ok" : "FAILED") + " (" + std::to_string(rounds) +
                       " rounds, " + std::to_string(actions) + " actions)\n";
     for (const std::string& b : breaks) out += "  broken: " + b + "\n";
+    if (most_moves > 0) out += "  moves: at most " + std::to_string(most_moves) + " of one partition (" + most_moved + ")\n";
+    if (unstable_plans > 0) out += "  flapping: " + std::to_string(unstable_plans) + " plans with an unstable broker\n";
     if (capacity_plans_checked > 0) {
         out += "  capacity: " + std::to_string(capacity_plans_checked) + " plans judged against the limits, " +
                std::to_string(capacity_actions) + " actions by the capacity goals\n";

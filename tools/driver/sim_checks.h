@@ -37,6 +37,7 @@
 #include "actors/engine_config.h"
 #include "adapters/sim/sim_scenario.h"
 #include "events/config.h"
+#include "goals/broker_stability.h"
 #include "tools/driver/sim_capacity_check.h"
 #include "tools/driver/sim_runner.h"
 
@@ -62,6 +63,9 @@ struct SimVerdict {
     uint64_t actions = 0;
     uint64_t capacity_actions = 0;       // by the capacity goals
     uint64_t capacity_plans_checked = 0; // plans judged against capacity limits
+    uint64_t unstable_plans = 0;         // plans made while a broker was unstable (flapping)
+    uint32_t most_moves = 0;             // of one partition (moves and swaps)
+    std::string most_moved;              // that partition
 
     bool ok() const { return breaks.empty() && (!replay_checked || replay_identical) && settled && balanced; }
     std::string report() const;
@@ -84,6 +88,13 @@ private:
         bool registered = false;
         int64_t down_since_ms = -1;  // fenced or unregistered since; -1: alive
     };
+    /// A broker's liveness changes with their times, to judge its stability
+    /// as of a plan's clock as the planner did (goals/broker_stability.h).
+    struct LivenessChange {
+        int64_t time_ms = 0;
+        goals::Liveness liveness = goals::Liveness::alive;
+    };
+    goals::Broker broker_as_of(int32_t id, int64_t time_ms, bool inclusive) const;
     bool alive(int32_t id) const;
     bool dead(int32_t id, int64_t now_ms) const;
     void check_plan(const SimStep& step, const events::ActionsPlanned& plan, int64_t time_ms);
@@ -113,6 +124,8 @@ private:
     std::map<std::pair<std::string, int32_t>, std::string> _last_goal;  // of the last action on it
 
     std::map<int32_t, Liveness> _brokers;
+    std::map<int32_t, std::vector<LivenessChange>> _liveness_changes;
+    std::map<std::pair<std::string, int32_t>, uint32_t> _moves;  // moves and swaps of each partition
     std::set<int32_t> _draining;
     std::map<int32_t, std::string> _racks;
     std::map<uint64_t, events::Action> _actions;                    // by id, as planned
