@@ -325,6 +325,10 @@ const char* source_name(Source source);
 const char* command_kind_name(CommandKind kind);
 const char* action_kind_name(ActionKind kind);
 
+/// One line for people: "MOVE orders-3 3 -> 1 [NetworkInUsageDistributionGoal]",
+/// "SWAP orders-3 3 -> 1 with orders-7 1 -> 3 [...]", "LEADER orders-3 3 -> 1 [...]".
+std::string describe_action(const Action& action);
+
 /// Is this event a decision the engine made (source `engine` or `executor`:
 /// ActionsPlanned, ActionSubmitted, ActionTimedOut, ActionCancelled), rather
 /// than an input (something that happened to it)? Replay feeds the inputs to

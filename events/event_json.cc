@@ -389,4 +389,26 @@ std::string to_json(const Event& event) {
     return w.take();
 }
 
+std::string describe_action(const Action& a) {
+    const std::string name = a.topic + "-" + std::to_string(a.partition);
+    std::string line;
+    switch (a.kind) {
+        case ActionKind::move:
+            line = "MOVE " + name + " " + std::to_string(a.source_broker) + " -> " +
+                   std::to_string(a.destination_broker);
+            break;
+        case ActionKind::swap:
+            line = "SWAP " + name + " " + std::to_string(a.source_broker) + " -> " +
+                   std::to_string(a.destination_broker) + " with " + a.swap_topic + "-" +
+                   std::to_string(a.swap_partition) + " " + std::to_string(a.destination_broker) +
+                   " -> " + std::to_string(a.source_broker);
+            break;
+        case ActionKind::leader:
+            line = "LEADER " + name + " " + std::to_string(a.source_broker) + " -> " +
+                   std::to_string(a.destination_broker);
+            break;
+    }
+    return line + " [" + a.goal + "]";
+}
+
 }  // namespace ballast::events

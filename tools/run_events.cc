@@ -12,23 +12,40 @@ std::string RunLog::describe(uint64_t action_id) {
     return it == _actions.end() ? "(planned before this journal's oldest record)" : it->second;
 }
 
+void RunLog::set_recovering(bool recovering) {
+    std::lock_guard<std::mutex> lock(_mutex);
+    if (_recovering && !recovering && _replayed_rounds + _replayed_submissions > 0) {
+        spdlog::info("start: {} rounds ({} actions) and {} submissions made again from the journal, none submitted "
+                     "again (what was in flight is adopted)",
+                     _replayed_rounds, _replayed_actions, _replayed_submissions);
+    }
+    _replayed_rounds = _replayed_actions = _replayed_submissions = 0;
+    _recovering = recovering;
+}
+
 void RunLog::decision(const events::Event& e) {
     std::lock_guard<std::mutex> lock(_mutex);
-    // During Engine::start decisions are replayed from the journal: made
-    // before the restart.
-    const char* recovered = _recovering ? " (during start: replayed)" : "";
+    // During Engine::start decisions are made again from the journal: they
+    // happened before the restart, and an operator reading the log must not
+    // take them for new ones.
+    const bool replayed = _recovering;
+    const char* recovered = replayed ? " (during start: replayed)" : "";
+    const spdlog::level::level_enum level = replayed ? spdlog::level::debug : spdlog::level::info;
     if (const auto* plan = std::get_if<events::ActionsPlanned>(&e.body)) {
+        _replayed_rounds += replayed;
+        _replayed_actions += replayed ? plan->actions.size() : 0;
         for (const events::Action& a : plan->actions) {
             _actions[a.action_id] = driver::describe_action(a);
-            spdlog::info("round {}: planned action {}: {}{}", plan->round, a.action_id, _actions[a.action_id],
-                         recovered);
+            spdlog::log(level, "round {}: planned action {}: {}{}", plan->round, a.action_id, _actions[a.action_id],
+                        recovered);
         }
         for (const events::HeldAction& h : plan->held) {
             spdlog::debug("round {}: held {}: {}", plan->round, driver::describe_action(h.action), h.reason);
         }
     } else if (const auto* s = std::get_if<events::ActionSubmitted>(&e.body)) {
-        spdlog::info("submitted action {} (attempt {}): {}{}", s->action_id, s->attempt, describe(s->action_id),
-                     recovered);
+        _replayed_submissions += replayed;
+        spdlog::log(level, "submitted action {} (attempt {}): {}{}", s->action_id, s->attempt, describe(s->action_id),
+                    recovered);
     } else if (const auto* t = std::get_if<events::ActionTimedOut>(&e.body)) {
         spdlog::warn("action {} timed out after {} ms and was cancelled: {}{}", t->action_id, t->timeout_ms,
                      describe(t->action_id), recovered);

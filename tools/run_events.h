@@ -29,8 +29,9 @@ public:
     /// What a retention deleted and which bound made the cut.
     void retention(const store::RetentionReport& report);
     /// While true (Engine::start replaying its journal, then reconciling),
-    /// decisions are marked as made during the start.
-    void set_recovering(bool recovering) { _recovering = recovering; }
+    /// decisions are made again from the journal, not anew: they are counted
+    /// (and logged at debug level), and one line says how many when it ends.
+    void set_recovering(bool recovering);
 
 private:
     std::string describe(uint64_t action_id);
@@ -38,6 +39,9 @@ private:
     std::mutex _mutex;
     std::map<uint64_t, std::string> _actions;  // by id, bounded: forgotten on the outcome
     std::atomic<bool> _recovering{false};
+    uint64_t _replayed_rounds = 0;  // while recovering
+    uint64_t _replayed_actions = 0;
+    uint64_t _replayed_submissions = 0;
 };
 
 /// The sink every adapter part feeds. Events that arrive before the engine

@@ -186,9 +186,9 @@ void KafkaAdminPort::carry_out(const Request& request) {
     switch (request.kind) {
         case Request::Kind::submit: begin(request.action, request.attempt); break;
         case Request::Kind::adopt:
-            spdlog::info("action {}: in flight before the restart; following it until Kafka shows it done, "
+            spdlog::info("action {}: in flight before the restart ({}); following it until Kafka shows it done, "
                          "running, or never started",
-                         id);
+                         id, events::describe_action(request.action));
             _tracked[id] = track(request.action, request.attempt);
             _tracked[id].adopted = true;
             break;

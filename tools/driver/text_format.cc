@@ -13,28 +13,6 @@ std::string mib_per_s(double bytes_per_s) {
     return text;
 }
 
-std::string describe_action(const events::Action& a) {
-    const std::string name = a.topic + "-" + std::to_string(a.partition);
-    std::string line;
-    switch (a.kind) {
-        case events::ActionKind::move:
-            line = "MOVE " + name + " " + std::to_string(a.source_broker) + " -> " +
-                   std::to_string(a.destination_broker);
-            break;
-        case events::ActionKind::swap:
-            line = "SWAP " + name + " " + std::to_string(a.source_broker) + " -> " +
-                   std::to_string(a.destination_broker) + " with " + a.swap_topic + "-" +
-                   std::to_string(a.swap_partition) + " " + std::to_string(a.destination_broker) +
-                   " -> " + std::to_string(a.source_broker);
-            break;
-        case events::ActionKind::leader:
-            line = "LEADER " + name + " " + std::to_string(a.source_broker) + " -> " +
-                   std::to_string(a.destination_broker);
-            break;
-    }
-    return line + " [" + a.goal + "]";
-}
-
 std::string describe_load_change(const events::LoadChange& c) {
     return "broker " + std::to_string(c.broker_id) + ": in " + mib_per_s(c.before.bytes_in_per_s) +
            " -> " + mib_per_s(c.after.bytes_in_per_s) + ", out " +

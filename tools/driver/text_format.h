@@ -10,9 +10,7 @@
 
 namespace ballast::driver {
 
-/// "MOVE orders-3 3 -> 1 [NetworkInUsageDistributionGoal]", "SWAP orders-3 3 -> 1 with
-/// orders-7 1 -> 3 [...]", "LEADER orders-3 3 -> 1 [...]".
-std::string describe_action(const events::Action& action);
+using events::describe_action;
 
 /// "broker 3: in 40.0 -> 35.0 MiB/s, out 40.0 -> 35.0 MiB/s, replicas 12 -> 11".
 std::string describe_load_change(const events::LoadChange& change);
