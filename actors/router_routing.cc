@@ -83,8 +83,24 @@ void broker_liveness(RouterSelf* self, const events::Event& e, int32_t id, Broke
     if (const auto* registered = std::get_if<events::BrokerRegistered>(&e.body)) {
         update.rack = registered->rack;
     }
+    const std::string rack = update.rack;
     broker_update(self, id, std::move(update));
-    RouterMemory& m = self->state.memory;
+    RouterState& st = self->state;
+    if (e.seq > st.quiet_until_seq) {
+        // One line per change for the operator (recovery replays them quietly).
+        switch (kind) {
+            case BrokerUpdate::Kind::registered: spdlog::info("broker {} registered (rack '{}')", id, rack); break;
+            case BrokerUpdate::Kind::fenced:
+                spdlog::info("broker {} fenced: its replicas move to other brokers if it stays fenced for its failure "
+                             "grace ({} ms, longer if it keeps coming and going)",
+                             id, st.settings.planner.broker_failure_grace_ms);
+                break;
+            case BrokerUpdate::Kind::unfenced: spdlog::info("broker {} unfenced: alive again", id); break;
+            case BrokerUpdate::Kind::unregistered: spdlog::info("broker {} unregistered", id); break;
+            default: break;
+        }
+    }
+    RouterMemory& m = st.memory;
     m.brokers_changed = true;
     if (kind == BrokerUpdate::Kind::fenced || kind == BrokerUpdate::Kind::unregistered) {
         // Plan again when the grace runs out, not a detect interval later.

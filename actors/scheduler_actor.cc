@@ -152,7 +152,7 @@ bool report_broker_notes(SchedulerState& st, const goals::Plan& plan, bool commi
         const std::string id = was.substr(0, was.find(':'));
         const bool still = std::any_of(lines.begin(), lines.end(),
                                        [&](const std::string& line) { return line.substr(0, line.find(':')) == id; });
-        if (!still) spdlog::info("broker {}: stable again, planned by its liveness alone", id);
+        if (!still) spdlog::info("broker {}: nothing to note any more (alive and stable, or fenced within its grace)", id);
     }
     st.memory.broker_notes = std::move(lines);
     return true;

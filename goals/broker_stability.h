@@ -25,7 +25,9 @@ struct BrokerStability {
     /// (fenced) or the broker has been alive long enough (unstable); else
     /// INT64_MAX. A round is due then.
     int64_t changes_at_ms = INT64_MAX;
-    /// Empty when neither raised nor unstable; else one line for the plan.
+    /// One line for the plan when it is treated differently than its
+    /// liveness alone says (a raised grace, unstable) or its grace ran out
+    /// (its replicas move away); else empty.
     std::string note;
 };
 

@@ -81,6 +81,7 @@ events::Result<std::optional<AutomqMetric>> decode_automq_metric(std::span<const
 
 void AutomqAggregator::add(const AutomqMetric& metric) {
     _heard.insert(metric.broker_id);
+    if (!metric.rack.empty()) _reporter_racks[metric.broker_id] = metric.rack;
     if (metric.type != AutomqMetric::Type::partition) return;
     PartitionValues& p = _partitions[metric.broker_id][{metric.topic, metric.partition}];
     auto take = [&](uint8_t id, double& into, const char* name) {
@@ -107,6 +108,7 @@ std::vector<events::Body> AutomqAggregator::report(int64_t now_ms) {
         events::BrokerSample totals;
         totals.broker_id = broker_id;
         std::map<std::string, uint32_t> topic_index;
+        const bool no_partitions_heard = _partitions[broker_id].empty();
         for (const auto& [key, p] : _partitions[broker_id]) {
             auto [slot, inserted] = topic_index.emplace(key.first, static_cast<uint32_t>(report.topics.size()));
             if (inserted) report.topics.push_back(key.first);
@@ -117,12 +119,30 @@ std::vector<events::Body> AutomqAggregator::report(int64_t now_ms) {
             totals.size_bytes += static_cast<uint64_t>(p.size_bytes);
         }
         out.push_back(std::move(report));
-        out.push_back(events::BrokerMetrics{now_ms, {totals}});
+        // Heard only through broker records (latencies): alive and reporting,
+        // but its traffic is not known, and zeros would say it has none.
+        if (!no_partitions_heard) out.push_back(events::BrokerMetrics{now_ms, {totals}});
     }
     // Each report holds only what was heard since the last one.
     _heard.clear();
     _partitions.clear();
     return out;
+}
+
+std::vector<std::string> AutomqAggregator::rack_disagreements(const ClusterState& state) {
+    std::vector<std::string> lines;
+    for (const auto& [id, reported] : _reporter_racks) {
+        auto broker = state.brokers.find(id);
+        if (broker == state.brokers.end() || broker->second.rack == reported) continue;
+        const std::pair<std::string, std::string> pair{reported, broker->second.rack};
+        auto [told, first] = _rack_told.try_emplace(id, pair);
+        if (!first && told->second == pair) continue;
+        told->second = pair;
+        lines.push_back("AutoMQ's metrics reporter on broker " + std::to_string(id) + " names rack '" + reported +
+                        "', but the cluster registers broker " + std::to_string(id) + " in rack '" +
+                        broker->second.rack + "': Ballast places replicas by the registered rack (broker.rack)");
+    }
+    return lines;
 }
 
 }  // namespace ballast::kafka

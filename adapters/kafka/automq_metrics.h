@@ -29,7 +29,8 @@
 /// AutoMQ keeps one replica per partition on shared storage, so the
 /// reporting broker is the partition's only broker: each broker's partition
 /// records become its PartitionMetrics, and their sums its BrokerMetrics
-/// (AutoMQ's broker record carries latencies, not traffic).
+/// (AutoMQ's broker record carries latencies, not traffic: a broker heard
+/// only through one is reported alive, with no totals rather than zeros).
 
 #include <cstdint>
 #include <map>
@@ -40,6 +41,7 @@
 #include <utility>
 #include <vector>
 
+#include "adapters/kafka/cluster_state.h"
 #include "events/event.h"
 #include "events/result.h"
 
@@ -84,6 +86,11 @@ public:
     /// `metric_size_bytes_max`, is dropped with a warning.
     std::vector<events::Body> report(int64_t now_ms);
 
+    /// Brokers whose reporter names a rack other than the one `state`
+    /// registers, one line each the first time (and again if either
+    /// changes): Ballast places by the registered rack.
+    std::vector<std::string> rack_disagreements(const ClusterState& state);
+
 private:
     struct PartitionValues {
         double bytes_in_per_s = 0;
@@ -92,6 +99,8 @@ private:
     };
     std::map<int32_t, std::map<std::pair<std::string, int32_t>, PartitionValues>> _partitions;
     std::set<int32_t> _heard;  // brokers with a record since the last report
+    std::map<int32_t, std::string> _reporter_racks;  // the newest non-empty rack each reporter named
+    std::map<int32_t, std::pair<std::string, std::string>> _rack_told;  // reporter's, cluster's: said once
 };
 
 }  // namespace ballast::kafka

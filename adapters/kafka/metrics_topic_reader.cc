@@ -88,6 +88,9 @@ void MetricsTopicReader::report() {
     std::vector<events::Body> bodies = _options.format == MetricsFormat::automq
                                            ? _automq.report(now_ms)
                                            : _cruise_control.report(*_view->snapshot(), now_ms);
+    if (_options.format == MetricsFormat::automq) {
+        for (const std::string& line : _automq.rack_disagreements(*_view->snapshot())) spdlog::warn("{}", line);
+    }
     if (bodies.empty()) return;
     std::vector<events::Event> batch;
     for (events::Body& body : bodies) {

@@ -83,6 +83,18 @@ TEST(BrokerStability, UnstableUntilAliveForTheStableTime) {
     EXPECT_NE(twice.note.find("failure grace 20 s instead of 10 s"), std::string::npos) << twice.note;
 }
 
+TEST(BrokerStability, AGraceThatRanOutIsNotedOnceWithOrWithoutDamping) {
+    PlannerConfig config = flap_config();
+    const BrokerStability within = broker_stability(broker_fenced({5'000}, Liveness::fenced, 5'000), now_ms, config);
+    EXPECT_TRUE(within.note.empty()) << within.note;
+    const BrokerStability past = broker_stability(broker_fenced({12'000}, Liveness::fenced, 12'000), now_ms, config);
+    EXPECT_EQ(past.note, "fenced past its failure grace (10 s): its replicas move to other brokers");
+    // The same text a round later: the decision is journaled when it changes.
+    EXPECT_EQ(broker_stability(broker_fenced({12'000}, Liveness::fenced, 12'000), now_ms + 5'000, config).note, past.note);
+    config.broker_flap_fences = 0;
+    EXPECT_EQ(broker_stability(broker_fenced({12'000}, Liveness::fenced, 12'000), now_ms, config).note, past.note);
+}
+
 TEST(BrokerStability, OneFenceLongAfterAFlappingSpellIsAnOrdinaryFence) {
     const PlannerConfig config = flap_config();
     // Flapped a day ago, fenced once now: three fencings, but not within one window of the newest.

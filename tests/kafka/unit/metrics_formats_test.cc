@@ -168,6 +168,47 @@ TEST(AutomqMetrics, ARoundBecomesPartitionAndBrokerMetricsPerBroker) {
     EXPECT_TRUE(aggregator.report(43'000).empty()) << "nothing heard since";
 }
 
+TEST(AutomqMetrics, ABrokerHeardOnlyThroughItsLatenciesGetsNoZeroTotals) {
+    AutomqAggregator aggregator;
+    Bytes latencies;  // a broker record: append latency only
+    latencies.i8(1).i8(0).i64(1'700'000'000'000).i32(4).i32(0).i32(1).i8(3).f64(2.5);
+    auto m = decode_automq_metric(latencies.bytes, "r");
+    ASSERT_TRUE(m.ok() && m->has_value()) << (m.ok() ? "" : m.error().message);
+    aggregator.add(**m);
+    const std::vector<events::Body> out = aggregator.report(1000);
+    ASSERT_EQ(out.size(), 1u) << "alive and reporting, no BrokerMetrics of zeros";
+    const auto& report = std::get<events::PartitionMetrics>(out[0]);
+    EXPECT_EQ(report.broker_id, 4);
+    EXPECT_TRUE(report.samples.empty());
+}
+
+TEST(AutomqMetrics, AReporterRackThatDisagreesWithTheClusterIsToldOnce) {
+    AutomqAggregator aggregator;
+    auto add = [&](int32_t broker, const std::string& rack) {
+        Bytes b;
+        b.i8(0).i8(0).i64(1).i32(broker).text(rack).text("orders").i32(0).i32(1).i8(0).f64(1);
+        auto m = decode_automq_metric(b.bytes, "r");
+        ASSERT_TRUE(m.ok() && m->has_value()) << (m.ok() ? "" : m.error().message);
+        aggregator.add(**m);
+    };
+    ClusterState state;
+    state.brokers[1] = BrokerState{1, "h", 1, "rack-a", false};
+    state.brokers[2] = BrokerState{2, "h", 1, "rack-b", false};
+    add(1, "rack-a");
+    add(2, "rack-x");
+    std::vector<std::string> told = aggregator.rack_disagreements(state);
+    ASSERT_EQ(told.size(), 1u);
+    EXPECT_EQ(told[0], "AutoMQ's metrics reporter on broker 2 names rack 'rack-x', but the cluster registers broker 2 "
+                       "in rack 'rack-b': Ballast places replicas by the registered rack (broker.rack)");
+    add(2, "rack-x");
+    EXPECT_TRUE(aggregator.rack_disagreements(state).empty()) << "once";
+    add(2, "rack-y");
+    EXPECT_EQ(aggregator.rack_disagreements(state).size(), 1u) << "again when it changes";
+    add(2, "");  // no rack named: no claim
+    add(2, "rack-b");
+    EXPECT_TRUE(aggregator.rack_disagreements(state).empty()) << "they agree now";
+}
+
 TEST(AutomqMetrics, ASizePastWhatAUint64HoldsIsDroppedNotConverted) {
     AutomqAggregator aggregator;
     for (const Bytes& b : {automq_partition(1, "orders", 0, {{0, 100}, {2, 1e30}}),
