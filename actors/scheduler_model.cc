@@ -19,6 +19,15 @@ void fill_partition(const SchedulerState& st, const PartitionRecord& record, uin
     p.partition = record.partition;
     p.leader = record.leader;
     p.replica_count = record.replica_count;
+    // Kafka elects only an in-sync replica: the planner hands leadership to no other.
+    static_assert(replicas_max <= 8, "out_of_sync_slots holds one bit per replica");
+    p.out_of_sync_slots = 0;
+    for (uint8_t i = 0; i < record.replica_count; i++) {
+        const auto isr_end = record.isr.begin() + record.isr_count;
+        if (std::find(record.isr.begin(), isr_end, record.replicas[i]) == isr_end) {
+            p.out_of_sync_slots = static_cast<uint8_t>(p.out_of_sync_slots | 1u << i);
+        }
+    }
     p.load.bytes_in_per_s = record.bytes_in_per_s;
     p.load.bytes_out_per_s = record.bytes_out_per_s;
     p.load.size_bytes = record.size_bytes;
@@ -237,11 +246,22 @@ void project(SchedulerState& st, uint32_t index, const events::Action& action, b
     goals::Partition& p = st.model.partitions[index];
     if (target.size() != p.replica_count) return;
     int32_t* replicas = st.model.replicas.data() + p.replica_begin;
+    // The out-of-sync bits follow their brokers into the target's order; a
+    // replica the action adds counts as caught up, as the projection does.
+    uint8_t out_of_sync = 0;
+    for (size_t r = 0; r < target.size(); r++) {
+        for (size_t old = 0; old < target.size(); old++) {
+            if (replicas[old] == target[r] && (p.out_of_sync_slots >> old & 1u)) {
+                out_of_sync = static_cast<uint8_t>(out_of_sync | 1u << r);
+            }
+        }
+    }
     bool leader_stays = false;
     for (size_t r = 0; r < target.size(); r++) {
         replicas[r] = target[r];
         leader_stays = leader_stays || target[r] == p.leader;
     }
+    p.out_of_sync_slots = out_of_sync;
     // A leader change elects the first replica; a move keeps a leader that stays.
     if (action.kind == events::ActionKind::leader || !leader_stays) p.leader = target.empty() ? -1 : target[0];
     st.projected.push_back(index);

@@ -60,6 +60,10 @@ struct Partition {
     int32_t partition = -1;
     uint32_t replica_begin = 0;      // into ClusterModel::replicas
     uint16_t replica_count = 0;      // the replication factor
+    /// Bit i: replica i of its slice is out of the ISR (catching up, or on a
+    /// broker that failed), so it cannot be elected leader: Kafka refuses a
+    /// preferred election to it. Slices longer than 8: the rest count as in sync.
+    uint8_t out_of_sync_slots = 0;
     int32_t leader = -1;             // broker id; -1: offline
     /// Whole-partition rates: bytes_in = what producers write, bytes_out =
     /// what consumers read; size of one replica. How that lands on brokers

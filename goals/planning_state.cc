@@ -179,6 +179,16 @@ bool PlanningState::leadership_returns_early(uint32_t p, uint32_t b) const {
            _model.now_ms - partition.left_leader_ms < _config.return_block_ms;
 }
 
+bool PlanningState::in_sync(uint32_t p, uint32_t b) const {
+    const Partition& partition = _model.partitions[p];
+    const int32_t* ids = _model.replicas_of(partition);
+    for (uint32_t slot = 0; slot < partition.replica_count; slot++) {
+        if (ids[slot] != broker_id(b)) continue;
+        return slot >= 8 || (partition.out_of_sync_slots >> slot & 1u) == 0;
+    }
+    return false;
+}
+
 std::string PlanningState::copy_refusal(uint32_t p) const {
     assert(!copyable(p));
     const Partition& partition = _model.partitions[p];
@@ -434,7 +444,8 @@ bool PlanningState::valid(const Candidate& c, bool repair) const {
             if (!repair && leadership_returns_early(c.partition, c.destination)) return false;
             return movable(c.partition) && partition(c.partition).replica_count > 1 &&
                    _leader[c.partition] == static_cast<int32_t>(c.source) &&
-                   holds(c.destination, c.partition) && source_gives && destination.eligible;
+                   holds(c.destination, c.partition) && in_sync(c.partition, c.destination) && source_gives &&
+                   destination.eligible;
     }
     return false;
 }

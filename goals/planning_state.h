@@ -175,6 +175,10 @@ public:
     bool returns_early(uint32_t p, uint32_t b) const;
     /// The same for leadership: would a leader change hand `p` back to `b`?
     bool leadership_returns_early(uint32_t p, uint32_t b) const;
+    /// Is `b`'s replica of `p` in the ISR, as the model has it
+    /// (Partition::out_of_sync_slots)? Only such a replica can be elected
+    /// leader; one that arrived in this plan is not (it has yet to catch up).
+    bool in_sync(uint32_t p, uint32_t b) const;
     /// apache with a known throttle: a new replica of it can catch up within
     /// the copy time limit (`copy_estimate.h`). Moves and swaps, evacuations
     /// included, need it; leader changes copy nothing. Always true on automq
@@ -250,7 +254,8 @@ public:
     Candidate swap(uint32_t p, uint32_t source, uint32_t q, uint32_t destination) const;
     Candidate leader_change(uint32_t p, uint32_t source, uint32_t destination) const;
     /// Is `c` a well-formed action on the state as it stands: the source
-    /// holds what it gives, the destination does not, every partition is
+    /// holds what it gives, the destination does not (a leader change: holds
+    /// it, in sync), every partition is
     /// free (evacuations: not excluded and not in flight), every partition a
     /// move or swap copies is `copyable`, and the brokers
     /// may take part (balancing: eligible; evacuation: evacuating source and
