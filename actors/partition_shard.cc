@@ -28,7 +28,20 @@ void apply_partition_update(PartitionRecord& record, const PartitionUpdate& upda
                     }
                 }
             }
-            if (record.exists && record.leader >= 0 && update.leader != record.leader) {
+            // A leader that lost leadership because it failed (the change keeps
+            // it a replica but drops it from the ISR, or leaves the partition
+            // offline) is not what the return block is for: the block stops
+            // goals trading leadership A -> B -> A, while a broker back from a
+            // restart is the cheapest home for the leadership it lost; blocked,
+            // it got it back only after the block while the others carried its
+            // network out. A move that takes the leader's replica away is a
+            // goal's doing, and is remembered.
+            auto lists = [](const auto& ids, uint8_t count, int32_t id) {
+                return std::find(ids.begin(), ids.begin() + count, id) != ids.begin() + count;
+            };
+            const bool leader_failed = update.leader < 0 || (lists(update.replicas, update.replica_count, record.leader) &&
+                                                             !lists(update.isr, update.isr_count, record.leader));
+            if (record.exists && record.leader >= 0 && update.leader != record.leader && !leader_failed) {
                 record.left_leader = record.leader;
                 record.left_leader_ms = update.time_ms;
             }
