@@ -29,6 +29,31 @@ bool GoalContext::try_apply(const Candidate& c, bool repair) {
     return true;
 }
 
+bool GoalContext::try_apply_chain(const Candidate& first, const Candidate& second) {
+    _last_refusal = nullptr;
+    assert(first.kind == ActionKind::leader && second.kind == ActionKind::leader);
+    assert(first.partition != second.partition);
+    if (_state.action_count() + 2 > _state.config().actions_max) return false;
+    // Different partitions: neither leg changes whether the other is valid.
+    if (!_state.valid(first, false) || !_state.valid(second, false)) return false;
+    if (!_state.within_broker_budget(first)) return false;
+    const NetChanges net = net_changes(first, second);
+    for (const Goal* guard : _guards) {
+        if (!guard->accepts_leader_changes(_state, net.span())) {
+            _last_refusal = guard;
+            return false;
+        }
+    }
+    _state.apply(first, _goal);
+    // The budget counts actions: a broker in both legs spends two.
+    if (!_state.within_broker_budget(second)) {
+        _state.undo_last();
+        return false;
+    }
+    _state.apply(second, _goal);
+    return true;
+}
+
 void GoalContext::undo_to(size_t mark) {
     assert(mark <= _state.action_count());
     while (_state.action_count() > mark) _state.undo_last();

@@ -11,6 +11,12 @@
 ///     wrong gets worse; so a plan never breaks a hard goal the input met.
 ///     Soft goals judge the same way against their band, so a lower goal
 ///     never makes a higher one worse.
+///   - `accepts_leader_changes`: would I let leader changes happen together
+///     (a chain: A hands a partition's leadership to B, B another's to C),
+///     judged by each touched broker's net change under the same rules as
+///     `accepts`? The middle broker of a chain passes outside a band for a
+///     moment and ends about where it was; judged one by one, either change
+///     would be refused for that moment.
 ///   - `optimize`: propose actions that improve me, apply each one that the
 ///     guards accept, until I am satisfied, nothing helps, or the plan is
 ///     full (PlannerConfig::actions_max).
@@ -21,6 +27,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -71,6 +78,11 @@ public:
     /// that do not balance, see PlanningState::valid) and every guard
     /// accepts it. Returns whether it was applied.
     bool try_apply(const Candidate& c, bool repair = false);
+    /// Applies two balancing leader changes of different partitions as one
+    /// step: both valid and within the brokers' budgets, and every guard
+    /// accepting their net change (Goal::accepts_leader_changes). `first`
+    /// is recorded first. Returns whether both were applied; else neither.
+    bool try_apply_chain(const Candidate& first, const Candidate& second);
     /// The guard that refused the last candidate try_apply turned down
     /// (nullptr: it was invalid, over a broker's budget, or the plan was full).
     const Goal* last_refusal() const { return _last_refusal; }
@@ -103,6 +115,8 @@ public:
 
     virtual bool satisfied(const PlanningState& state) const = 0;
     virtual bool accepts(const PlanningState& state, const Candidate& c) const = 0;
+    /// `net`: one entry per touched broker, distinct; no replica moves.
+    virtual bool accepts_leader_changes(const PlanningState& state, std::span<const BrokerChange> net) const = 0;
     virtual void optimize(GoalContext& context) const = 0;
 
 private:

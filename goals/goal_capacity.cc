@@ -57,11 +57,19 @@ public:
     }
 
     bool accepts(const PlanningState& state, const Candidate& c) const override {
-        for (int side = 0; side < 2; side++) {
-            const uint32_t b = c.broker(side);
-            if (!judged(state, b) || c.replica_delta[side] <= 0) continue;
+        return accepts_changes(state, changes_of(c));
+    }
+
+    bool accepts_leader_changes(const PlanningState& state, std::span<const BrokerChange> net) const override {
+        return accepts_changes(state, net);
+    }
+
+    static bool accepts_changes(const PlanningState& state, std::span<const BrokerChange> changes) {
+        for (const BrokerChange& change : changes) {
+            const uint32_t b = change.broker;
+            if (!judged(state, b) || change.replica_delta <= 0) continue;
             // Gaining a replica: only with room left.
-            if (state.broker(b).replica_count + c.replica_delta[side] > state.capacity(b).replicas_max) {
+            if (state.broker(b).replica_count + change.replica_delta > state.capacity(b).replicas_max) {
                 return false;
             }
         }
@@ -161,9 +169,17 @@ public:
     }
 
     bool accepts(const PlanningState& state, const Candidate& c) const override {
-        for (int side = 0; side < 2; side++) {
-            const uint32_t b = c.broker(side);
-            const double delta = load_of(c.load_delta[side], _resource);
+        return accepts_changes(state, changes_of(c));
+    }
+
+    bool accepts_leader_changes(const PlanningState& state, std::span<const BrokerChange> net) const override {
+        return accepts_changes(state, net);
+    }
+
+    bool accepts_changes(const PlanningState& state, std::span<const BrokerChange> changes) const {
+        for (const BrokerChange& change : changes) {
+            const uint32_t b = change.broker;
+            const double delta = load_of(change.load_delta, _resource);
             if (!judged(state, b) || delta <= 0) continue;
             const double cap = limit(state, b);
             if (load(state, b) > cap) return false;                      // over: may not gain

@@ -48,17 +48,18 @@ CountBand count_band(int64_t total, uint32_t brokers, double deviation) {
     return band;
 }
 
-/// The shared accept rule for a count: `count_of(b)` now, `delta[side]` its change.
-template <class CountOf>
-bool count_accepts(const PlanningState& state, const Candidate& c, const CountBand& band,
-                   const int32_t (&delta)[2], CountOf count_of) {
+/// The shared accept rule for a count: `count_of(b)` now, `delta_of(change)` its change.
+template <class CountOf, class DeltaOf>
+bool count_accepts(const PlanningState& state, std::span<const BrokerChange> changes, const CountBand& band,
+                   CountOf count_of, DeltaOf delta_of) {
     int64_t before_total = 0;
     int64_t after_total = 0;
-    for (int side = 0; side < 2; side++) {
-        const uint32_t b = c.broker(side);
-        if (!state.broker(b).eligible || delta[side] == 0) continue;
+    for (const BrokerChange& change : changes) {
+        const uint32_t b = change.broker;
+        const int32_t delta = delta_of(change);
+        if (!state.broker(b).eligible || delta == 0) continue;
         const int64_t before = count_of(b);
-        const int64_t after = before + delta[side];
+        const int64_t after = before + delta;
         if (band.fine(before) && !band.fine(after)) return false;
         before_total += band.excess(before);
         after_total += band.excess(after);
@@ -84,8 +85,17 @@ public:
     }
 
     bool accepts(const PlanningState& state, const Candidate& c) const override {
-        return count_accepts(state, c, band(state), c.replica_delta,
-                             [&](uint32_t b) { return state.broker(b).replica_count; });
+        return accepts_changes(state, changes_of(c));
+    }
+
+    bool accepts_leader_changes(const PlanningState& state, std::span<const BrokerChange> net) const override {
+        return accepts_changes(state, net);
+    }
+
+    static bool accepts_changes(const PlanningState& state, std::span<const BrokerChange> changes) {
+        return count_accepts(
+            state, changes, band(state), [&](uint32_t b) { return state.broker(b).replica_count; },
+            [](const BrokerChange& change) { return change.replica_delta; });
     }
 
     void optimize(GoalContext& context) const override {
@@ -165,8 +175,17 @@ public:
     }
 
     bool accepts(const PlanningState& state, const Candidate& c) const override {
-        return count_accepts(state, c, band(state), c.leader_delta,
-                             [&](uint32_t b) { return state.broker(b).leader_count; });
+        return accepts_changes(state, changes_of(c));
+    }
+
+    bool accepts_leader_changes(const PlanningState& state, std::span<const BrokerChange> net) const override {
+        return accepts_changes(state, net);
+    }
+
+    static bool accepts_changes(const PlanningState& state, std::span<const BrokerChange> changes) {
+        return count_accepts(
+            state, changes, band(state), [&](uint32_t b) { return state.broker(b).leader_count; },
+            [](const BrokerChange& change) { return change.leader_delta; });
     }
 
     void optimize(GoalContext& context) const override {

@@ -87,6 +87,10 @@ public:
         return false;
     }
 
+    bool accepts_leader_changes(const PlanningState&, std::span<const BrokerChange>) const override {
+        return true;  // leadership moves no replica between racks
+    }
+
     void optimize(GoalContext& context) const override {
         PlanningState& state = context.state();
         for (uint32_t p = 0; p < state.partition_count(); p++) {

@@ -70,6 +70,10 @@ public:
         return true;
     }
 
+    bool accepts_leader_changes(const PlanningState&, std::span<const BrokerChange>) const override {
+        return true;  // leadership moves no replica: every count stays
+    }
+
     bool accepts(const PlanningState& state, const Candidate& c) const override {
         if (c.kind == ActionKind::leader) return true;
         const uint32_t t = state.partition(c.partition).topic;

@@ -28,6 +28,7 @@
 /// counts <= 8 bytes per replica in the worst case (24 MB). Building it is a
 /// few linear passes over the replicas.
 
+#include <array>
 #include <cstdint>
 #include <set>
 #include <span>
@@ -111,6 +112,45 @@ struct Candidate {
 
     uint32_t broker(int side) const { return side == 0 ? source : destination; }
 };
+
+/// One broker's net change under actions judged together (a leadership
+/// chain, GoalContext::try_apply_chain): what its load and counts gain
+/// (negative: lose).
+struct BrokerChange {
+    uint32_t broker = no_broker;
+    Load load_delta;
+    int32_t replica_delta = 0;
+    int32_t leader_delta = 0;
+};
+
+/// The two brokers' changes under `c`.
+inline std::array<BrokerChange, 2> changes_of(const Candidate& c) {
+    return {BrokerChange{c.source, c.load_delta[0], c.replica_delta[0], c.leader_delta[0]},
+            BrokerChange{c.destination, c.load_delta[1], c.replica_delta[1], c.leader_delta[1]}};
+}
+
+/// The net change of two actions per broker, each broker once (the middle
+/// broker of a leadership chain is in both).
+struct NetChanges {
+    std::array<BrokerChange, 4> changes{};
+    size_t count = 0;
+    std::span<const BrokerChange> span() const { return {changes.data(), count}; }
+};
+inline NetChanges net_changes(const Candidate& first, const Candidate& second) {
+    NetChanges net;
+    for (const Candidate* action : {&first, &second}) {
+        for (const BrokerChange& change : changes_of(*action)) {
+            size_t i = 0;
+            while (i < net.count && net.changes[i].broker != change.broker) i++;
+            if (i == net.count) net.changes[net.count++] = {change.broker, Load{}, 0, 0};
+            BrokerChange& sum = net.changes[i];
+            sum.load_delta = sum.load_delta + change.load_delta;
+            sum.replica_delta += change.replica_delta;
+            sum.leader_delta += change.leader_delta;
+        }
+    }
+    return net;
+}
 
 /// A broker's count of one topic's replicas.
 struct TopicBrokerCount {
