@@ -22,8 +22,9 @@
 /// Optimize (AutoMQ's algorithm, best-fit instead of largest-first, plus
 /// leader changes and swaps): brokers above the band, heaviest first, shed
 /// to the lightest brokers below the mean (up to 64 per rack); then brokers
-/// below the band, lightest first, pull from the heaviest the same way. Per
-/// step, the first of these that the guards accept:
+/// below the band as shedding left them, lightest first, pull from the
+/// heaviest the same way. Per step, the first of these that the guards
+/// accept:
 ///   1. (out, RF > 1) hand leadership to a follower: moves no data, and
 ///      out is all the leader's (consumers and a copy per follower);
 ///   2. (out, RF > 1) a chain of two leader changes judged as one: to a
@@ -242,17 +243,21 @@ public:
             }, true, ListFor::leader_changes),
         };
 
-        // Heavy brokers shed, heaviest first; then light ones pull, lightest first.
+        // Heavy brokers shed, heaviest first; then the brokers below the band
+        // as shedding left them pull, lightest first (one that handed away a
+        // heavy leadership may have passed below it).
         std::vector<std::pair<double, uint32_t>> heavy;
-        std::vector<std::pair<double, uint32_t>> light;
         for (const auto& [value, broker] : state.order_by(_resource)) {
-            if (b.fine(value)) continue;
-            if (value > b.mean) heavy.emplace_back(-value, broker);
-            else light.emplace_back(value, broker);
+            if (!b.fine(value) && value > b.mean) heavy.emplace_back(-value, broker);
         }
         std::sort(heavy.begin(), heavy.end());
         for (int phase = 0; phase < 2; phase++) {
             const bool shedding = phase == 0;
+            std::vector<std::pair<double, uint32_t>> light;
+            for (const auto& [value, broker] : state.order_by(_resource)) {
+                if (shedding || value >= b.mean) break;
+                if (!b.fine(value)) light.emplace_back(value, broker);
+            }
             for (const auto& [unused, broker] : shedding ? heavy : light) {
                 if (!context.budget_left()) return;
                 if (b.fine(load(state, broker))) continue;  // fixed on the way

@@ -158,6 +158,31 @@ ClusterModel hot_partition(double hot_consumers_mib, int regular_on_1, std::vect
     return builder.build();
 }
 
+TEST(NetworkOutLeadership, ABrokerLeadingOnlyAHotPartitionHandsItToAFollowerThatCanCarryIt) {
+    // Broker 1 can send 50 MiB/s, brokers 2 and 3 400: utilization is
+    // balanced. Broker 1 leads only the hot partition (40 read + 2 x 2
+    // replicated = 44 MiB/s out, 88% of it); the cluster's out is 92 MiB/s
+    // over 850, 10.8%. On a large broker the hot partition is 11%: inside
+    // the band. Its leadership moves there, and broker 1 takes regular ones.
+    const ClusterModel model = hot_partition(40, 0, {50, 400, 400});
+    const PlannerConfig config;
+    const Plan result = plan(model, config);
+    EXPECT_FALSE(std::find(result.violated_after.begin(), result.violated_after.end(),
+                           GoalKind::network_out_usage_distribution) != result.violated_after.end());
+    bool hot_moved = false;
+    for (const Action& action : result.actions) {
+        EXPECT_EQ(action.kind, ActionKind::leader);
+        hot_moved = hot_moved || (action.partition == 0 && action.source == 1);
+    }
+    EXPECT_TRUE(hot_moved);
+    const std::vector<Load> after = broker_loads(apply(model, result, config.flavor));
+    const double mean = 92.0 / 850;
+    for (size_t b = 0; b < after.size(); b++) {
+        const double utilization = out_of(after[b]) / (model.brokers[b].capacity.network_out_bytes_per_s);
+        EXPECT_NEAR(utilization, mean, mean * config.network_out_avg_deviation) << "broker " << b + 1;
+    }
+}
+
 TEST(NetworkOutLeadership, AHotPartitionNoBrokerCanLeadInsideTheBandKeepsItsLeaderWhoShedsTheRest) {
     // Equal brokers; the hot partition alone sends 44 MiB/s out, more than
     // any broker may carry (mean 30.7, band up to 33.7): whoever leads it
