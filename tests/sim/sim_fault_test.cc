@@ -57,6 +57,9 @@ TEST(SimFaults, EverySeedKeepsEveryPromise) {
     ASSERT_LE(from, to);
     uint64_t rounds = 0;
     uint64_t actions = 0;
+    uint64_t move_actions = 0;
+    uint64_t swap_actions = 0;
+    uint64_t leader_actions = 0;
     uint64_t restarts = 0;
     uint64_t capacity_actions = 0;
     uint64_t capacity_plans = 0;
@@ -85,6 +88,9 @@ TEST(SimFaults, EverySeedKeepsEveryPromise) {
                                   << "  reproduce: build/tools/ballast sim --random-seed " << seed << " --check";
         rounds += verdict.rounds;
         actions += verdict.actions;
+        move_actions += verdict.move_actions;
+        swap_actions += verdict.swap_actions;
+        leader_actions += verdict.leader_actions;
         restarts += summary->engine_restarts;
         const SimRunSummary::Crashes& c = summary->crashes;
         crashes.mid_append += c.mid_append;
@@ -128,10 +134,11 @@ TEST(SimFaults, EverySeedKeepsEveryPromise) {
         EXPECT_GT(crashes.between_submit_and_outcome, 0u);
         EXPECT_GT(crashes.power_cuts, 0u);
     }
-    std::printf("seeds %lu-%lu: %lu rounds, %lu actions, %lu engine restarts; %lu plans judged against capacity "
-                "limits, %lu actions by the capacity goals\n",
+    std::printf("seeds %lu-%lu: %lu rounds, %lu actions (%lu moves, %lu swaps, %lu leader changes), %lu engine "
+                "restarts; %lu plans judged against capacity limits, %lu actions by the capacity goals\n",
                 static_cast<unsigned long>(from), static_cast<unsigned long>(to), static_cast<unsigned long>(rounds),
-                static_cast<unsigned long>(actions), static_cast<unsigned long>(restarts),
+                static_cast<unsigned long>(actions), n(move_actions), n(swap_actions), n(leader_actions),
+                static_cast<unsigned long>(restarts),
                 static_cast<unsigned long>(capacity_plans), static_cast<unsigned long>(capacity_actions));
     std::printf("seeds %lu-%lu: %lu plans with an unstable (flapping) broker; at most %u moves of one partition "
                 "(seed %lu)\n",

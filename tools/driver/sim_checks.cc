@@ -284,6 +284,11 @@ void SimChecker::check_plan(const SimStep& step, const events::ActionsPlanned& p
         _actions[a.action_id] = a;
         count(a);
         if (a.goal.ends_with("CapacityGoal")) _verdict.capacity_actions++;
+        switch (a.kind) {
+            case events::ActionKind::move: _verdict.move_actions++; break;
+            case events::ActionKind::swap: _verdict.swap_actions++; break;
+            case events::ActionKind::leader: _verdict.leader_actions++; break;
+        }
         const bool evacuation = dead(a.source_broker, time_ms) || _draining.count(a.source_broker) > 0;
         std::vector<std::tuple<std::string, int32_t, const std::vector<int32_t>*>> touched{
             {a.topic, a.partition, &a.replicas_after}};
@@ -458,7 +463,9 @@ SimVerdict SimChecker::finish(const std::string& journal, const SimRunSummary& s
 
 std::string SimVerdict::report() const {
     std::string out = "check " + scenario + ": " + (ok() ? "ok" : "FAILED") + " (" + std::to_string(rounds) +
-                      " rounds, " + std::to_string(actions) + " actions)\n";
+                      " rounds, " + std::to_string(actions) + " actions: " + std::to_string(move_actions) +
+                      " moves, " + std::to_string(swap_actions) + " swaps, " + std::to_string(leader_actions) +
+                      " leader changes)\n";
     for (const std::string& b : breaks) out += "  broken: " + b + "\n";
     if (most_moves > 0) out += "  moves: at most " + std::to_string(most_moves) + " of one partition (" + most_moved + ")\n";
     if (unstable_plans > 0) out += "  flapping: " + std::to_string(unstable_plans) + " plans with an unstable broker\n";

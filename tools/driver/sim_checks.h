@@ -61,6 +61,9 @@ struct SimVerdict {
     bool capacity_binds = false;     // a broker ends without room under a capacity limit
     uint64_t rounds = 0;
     uint64_t actions = 0;
+    uint64_t move_actions = 0;           // of kind move (copies one replica)
+    uint64_t swap_actions = 0;           // of kind swap (copies two)
+    uint64_t leader_actions = 0;         // of kind leader (copies nothing)
     uint64_t capacity_actions = 0;       // by the capacity goals
     uint64_t capacity_plans_checked = 0; // plans judged against capacity limits
     uint64_t unstable_plans = 0;         // plans made while a broker was unstable (flapping)
