@@ -160,10 +160,11 @@ TEST(SimBalance, AFlappingBrokerIsNotEvacuatedAndRefilledEachTime) {
     EXPECT_TRUE(damped.verdict.ok()) << damped.verdict.report();
     EXPECT_LE(damped.verdict.most_moves, 2u) << damped.verdict.report();
     EXPECT_TRUE(damped.verdict.balance_checked) << damped.verdict.report();
-    // Undamped, partitions leave and come back with the spells.
+    // Undamped, partitions leave and come back with the spells: more than
+    // twice the data copied.
     const Outcome undamped = run(flapping_broker(R"("ballast.broker.flap.fences": "0")"));
-    EXPECT_GE(undamped.verdict.most_moves, 4u) << undamped.verdict.report();
-    EXPECT_LT(damped.verdict.actions * 3, undamped.verdict.actions * 2)
+    EXPECT_GE(undamped.verdict.most_moves, 3u) << undamped.verdict.report();
+    EXPECT_LT(damped.verdict.move_actions * 2, undamped.verdict.move_actions)
         << damped.verdict.report() << undamped.verdict.report();
 }
 
