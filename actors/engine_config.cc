@@ -38,7 +38,11 @@ EngineSettings settings_from(const events::Config& c) {
     p.leader_changes_allowed = std::find(kinds.begin(), kinds.end(), "leader") != kinds.end();
     const auto concurrency = static_cast<uint32_t>(c.get_int32(prefix + "execution.concurrency"));
     // Plan a few rounds ahead of what the gate lets through, bounded.
-    p.actions_max = std::min<uint32_t>(concurrency * 4, 100'000);
+    // A round need not propose more than a few gate-fulls: the rest would be
+    // planned again on fresher state anyway. ballast.planner.actions.max
+    // raises (or lowers) it, for a dry run that wants the whole plan.
+    const int32_t actions_max = c.get_int32("ballast.planner.actions.max");
+    p.actions_max = actions_max > 0 ? static_cast<uint32_t>(actions_max) : std::min<uint32_t>(concurrency * 4, 100'000);
 
     goals::GateConfig& g = s.gate;
     g.concurrency_max = concurrency;

@@ -168,6 +168,9 @@ std::vector<KeySpec> make_config_keys() {
                 .default_value = "move,swap,leader",
                 .description = "Kinds of action balancing may use besides moves (always on): swap, leader; AutoMQ's balancer: move only.",
                 .element_check = check_action_kind},
+        int_key(int32, "ballast.planner.actions.max", "0", 0, 100'000'000,
+                "Most actions one planning round proposes (the gate releases fewer); 0: four times "
+                "autobalancer.controller.execution.concurrency, at most 100,000."),
         int_key(int64, "ballast.planner.decision.delay.ms", "0", 0, one_day_ms,
                 "A round's actions take effect at the first Tick this long after the round "
                 "began; until then events flow past the planner. 0: the next Tick."),

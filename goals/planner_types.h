@@ -239,6 +239,14 @@ Plan plan(const ClusterModel& model, const PlannerConfig& config);
 /// fine; otherwise one message naming the first thing that is wrong.
 std::string check_input(const ClusterModel& model, const PlannerConfig& config);
 
+/// The model once `actions` ran, in order, as the executor would run them
+/// (the leader as the Action's contract above says). Each partition an
+/// action changed remembers the broker it left and the leader it lost, at
+/// the model's clock, so a next plan on the result does not send it back
+/// (PlannerConfig::return_block_ms). For planning round after round on a
+/// plan's projected result (`ballast plan --complete`).
+ClusterModel apply_actions(const ClusterModel& model, const std::vector<Action>& actions, Flavor flavor);
+
 /// The configured goals that `model` does not satisfy, in priority order
 /// (what Plan::violated_before reports). Precondition: check_input is empty.
 std::vector<GoalKind> violated_goals(const ClusterModel& model, const PlannerConfig& config);

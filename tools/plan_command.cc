@@ -1,7 +1,8 @@
 /// `ballast plan`: a dry run on the journal's latest state, like Cruise
 /// Control's dry-run proposals: the actions a planning round would take now,
 /// the ones the gate would hold back, and every broker's load before and
-/// after. Nothing is written and nothing is executed.
+/// after. Nothing is written and nothing is executed. With `--model` it
+/// plans on a cluster described in JSON instead (plan_model.cc).
 
 #include <cinttypes>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include "tools/commands.h"
 #include "tools/driver/journal_replay.h"
 #include "tools/driver/text_format.h"
+#include "tools/plan_model.h"
 
 namespace ballast::tools {
 
@@ -23,6 +25,7 @@ struct PlanOptions {
     std::string journal;
     bool json = false;
     std::vector<std::string> overrides;
+    ModelPlanOptions model;
 };
 
 const char* liveness_name(goals::Liveness liveness) {
@@ -43,6 +46,11 @@ nlohmann::ordered_json load_json(const goals::BrokerLoad& l) {
 }
 
 int run_plan(const Context& ctx, const PlanOptions& options) {
+    if (!options.model.model_path.empty()) return run_model_plan(ctx, options.model, options.overrides, options.json);
+    if (options.model.complete || !options.model.assignment_out.empty()) {
+        return report_error(events::make_error(events::ErrorCode::invalid_argument,
+                                               "--complete and --assignment-out plan on --model FILE.json"));
+    }
     events::Result<events::Config> config = load_config(ctx.global);
     if (!config) return report_error(config.error());
     setup_logging(*config);
@@ -124,6 +132,14 @@ void register_plan_command(CLI::App& app, Context& ctx) {
     plan->add_option("--journal", options->journal, "Journal directory (default: ballast.journal.path)");
     plan->add_flag("--json", options->json, "One JSON object");
     plan->add_option("--set", options->overrides, "Plan with this setting changed, key=value (repeatable)");
+    plan->add_option("--model", options->model.model_path,
+                     "Plan on a cluster described in JSON (format: goals/README.md), not on a journal")
+        ->check(CLI::ExistingFile);
+    plan->add_flag("--complete", options->model.complete,
+                   "With --model: plan round after round on the projected result until nothing is left (no caps, "
+                   "no cooldowns), and print the totals");
+    plan->add_option("--assignment-out", options->model.assignment_out,
+                     "With --model: write the final assignment as kafka-reassign-partitions --execute reads it");
     plan->callback([&ctx, options] { ctx.exit_code = run_plan(ctx, *options); });
 }
 

@@ -1,0 +1,188 @@
+#include "tools/plan_model.h"
+
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "actors/engine_config.h"
+#include "tools/driver/model_file.h"
+#include "tools/driver/text_format.h"
+
+namespace ballast::tools {
+
+namespace {
+
+/// A complete plan that has not run out of actions after this many rounds
+/// is trading partitions back and forth: stopped and said so.
+constexpr uint32_t complete_rounds_max = 1'000;
+
+struct Totals {
+    uint32_t rounds = 0;
+    uint64_t moves = 0, swaps = 0, leaders = 0;
+    double planning_s = 0;
+    bool converged = true;
+    std::vector<std::string> unfixable;  // of the last round
+};
+
+void count(const goals::Plan& plan, Totals& t) {
+    t.rounds++;
+    for (const goals::Action& a : plan.actions) {
+        switch (a.kind) {
+            case goals::ActionKind::move: t.moves++; break;
+            case goals::ActionKind::swap: t.swaps++; break;
+            case goals::ActionKind::leader: t.leaders++; break;
+        }
+    }
+}
+
+nlohmann::ordered_json balance_json(const driver::BalanceSummary& b) {
+    return {{"network_in_max_mean", b.in_max_mean},   {"network_in_min_mean", b.in_min_mean},
+            {"network_out_max_mean", b.out_max_mean}, {"network_out_min_mean", b.out_min_mean},
+            {"disk_max_mean", b.disk_max_mean},       {"disk_min_mean", b.disk_min_mean},
+            {"replicas_min", b.replicas_min},         {"replicas_max", b.replicas_max},
+            {"leaders_min", b.leaders_min},           {"leaders_max", b.leaders_max},
+            {"rack_violations", b.rack_violations},   {"brokers_over_capacity", b.brokers_over_capacity}};
+}
+
+}  // namespace
+
+int run_model_plan(const Context& ctx, const ModelPlanOptions& options, const std::vector<std::string>& overrides,
+                   bool json) {
+    events::Result<events::Config> config = load_config(ctx.global);
+    if (!config) return report_error(config.error());
+    for (const std::string& o : overrides) {
+        if (events::Status s = config->apply_override(o); !s) return report_error(s.error());
+    }
+    setup_logging(*config);
+    events::Result<goals::ClusterModel> model = driver::read_model_file(options.model_path);
+    if (!model) return report_error(model.error());
+    goals::PlannerConfig planner = actors::settings_from(*config).planner;
+    if (options.complete) {
+        // The whole way: no per-round or per-broker caps (no gate runs here,
+        // and no time passes, so no cooldown either).
+        planner.actions_max = UINT32_MAX;
+        planner.broker_actions_max = 0;
+    }
+    if (std::string error = goals::check_input(*model, planner); !error.empty()) {
+        return report_error(options.model_path + ": " + error);
+    }
+
+    Totals totals;
+    goals::ClusterModel now = *model;
+    std::vector<std::string> actions;  // one line each, single round only
+    for (;;) {
+        const auto started = std::chrono::steady_clock::now();
+        const goals::Plan plan = goals::plan(now, planner);
+        totals.planning_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        totals.unfixable.clear();
+        for (const goals::Unfixable& u : plan.unfixable) totals.unfixable.push_back(u.reason);
+        if (plan.actions.empty()) break;
+        count(plan, totals);
+        if (!options.complete) {
+            for (const goals::Action& a : plan.actions) {
+                events::Action named;
+                named.kind = a.kind == goals::ActionKind::move ? events::ActionKind::move
+                             : a.kind == goals::ActionKind::swap ? events::ActionKind::swap
+                                                                 : events::ActionKind::leader;
+                const goals::Partition& p = now.partitions[a.partition];
+                named.topic = now.topics[p.topic];
+                named.partition = p.partition;
+                named.source_broker = a.source;
+                named.destination_broker = a.destination;
+                if (a.kind == goals::ActionKind::swap) {
+                    const goals::Partition& q = now.partitions[a.swap_partition];
+                    named.swap_topic = now.topics[q.topic];
+                    named.swap_partition = q.partition;
+                }
+                named.goal = a.evacuation ? "Evacuation" : goals::goal_name(a.goal);
+                actions.push_back(driver::describe_action(named));
+            }
+        }
+        now = goals::apply_actions(now, plan.actions, planner.flavor);
+        if (!options.complete) break;
+        if (totals.rounds >= complete_rounds_max) {
+            totals.converged = false;
+            break;
+        }
+    }
+
+    const double threshold = planner.capacity_threshold;
+    const driver::BalanceSummary before = driver::balance_of(*model, threshold);
+    const driver::BalanceSummary after = driver::balance_of(now, threshold);
+    const driver::MovedSummary moved = driver::moved_between(*model, now);
+    std::vector<std::string> violated;
+    for (goals::GoalKind g : goals::violated_goals(now, planner)) violated.push_back(goals::goal_name(g));
+    if (!options.assignment_out.empty()) {
+        std::ofstream out(options.assignment_out);
+        out << driver::reassignment_json(*model, now);
+        if (!out) return report_error(options.assignment_out + ": cannot be written");
+    }
+
+    if (json) {
+        nlohmann::ordered_json out;
+        out["model"] = options.model_path;
+        out["brokers"] = model->brokers.size();
+        out["partitions"] = model->partitions.size();
+        out["replicas"] = model->replicas.size();
+        out["complete"] = options.complete;
+        out["converged"] = totals.converged;
+        out["rounds"] = totals.rounds;
+        out["planning_s"] = totals.planning_s;
+        out["moves"] = totals.moves;
+        out["swaps"] = totals.swaps;
+        out["leader_changes"] = totals.leaders;
+        out["partitions_moved"] = moved.partitions_moved;
+        out["replicas_moved"] = moved.replicas_moved;
+        out["bytes_moved"] = moved.bytes_moved;
+        out["leaders_changed"] = moved.leaders_changed;
+        out["before"] = balance_json(before);
+        out["after"] = balance_json(after);
+        out["violated_after"] = violated;
+        out["unfixable"] = totals.unfixable;
+        if (!options.complete) out["actions"] = actions;
+        std::printf("%s\n", out.dump().c_str());
+        return exit_ok;
+    }
+    std::printf("model %s: %zu brokers, %zu racks, %zu partitions, %zu replicas\n", options.model_path.c_str(),
+                model->brokers.size(), model->racks.size(), model->partitions.size(), model->replicas.size());
+    const std::string rounds = options.complete ? "complete plan, " + std::to_string(totals.rounds) + " rounds" : "one round";
+    std::printf("%s: %" PRIu64 " moves, %" PRIu64 " swaps, %" PRIu64 " leader changes, planned in %.1f ms%s\n",
+                rounds.c_str(), totals.moves, totals.swaps, totals.leaders, totals.planning_s * 1000,
+                totals.converged ? "" : " (stopped: still planning after the round limit, a sign of partitions traded "
+                                        "back and forth)");
+    for (const std::string& line : actions) std::printf("  %s\n", line.c_str());
+    std::printf("moved: %u partitions, %u replicas, %s; %u leaders changed\n", moved.partitions_moved,
+                moved.replicas_moved, driver::format_bytes(static_cast<uint64_t>(moved.bytes_moved)).c_str(),
+                moved.leaders_changed);
+    std::printf("\n%-28s %10s %10s\n", "", "before", "after");
+    auto row = [](const char* name, double b, double a) { std::printf("%-28s %10.3f %10.3f\n", name, b, a); };
+    row("network in max/mean", before.in_max_mean, after.in_max_mean);
+    row("network in min/mean", before.in_min_mean, after.in_min_mean);
+    row("network out max/mean", before.out_max_mean, after.out_max_mean);
+    row("network out min/mean", before.out_min_mean, after.out_min_mean);
+    row("disk max/mean", before.disk_max_mean, after.disk_max_mean);
+    row("disk min/mean", before.disk_min_mean, after.disk_min_mean);
+    auto range = [](const char* name, int32_t b0, int32_t b1, int32_t a0, int32_t a1) {
+        const std::string b = std::to_string(b0) + "-" + std::to_string(b1);
+        const std::string a = std::to_string(a0) + "-" + std::to_string(a1);
+        std::printf("%-28s %10s %10s\n", name, b.c_str(), a.c_str());
+    };
+    range("replicas per broker", before.replicas_min, before.replicas_max, after.replicas_min, after.replicas_max);
+    range("leaders per broker", before.leaders_min, before.leaders_max, after.leaders_min, after.leaders_max);
+    std::printf("%-28s %10u %10u\n", "rack violations", before.rack_violations, after.rack_violations);
+    std::printf("%-28s %10u %10u\n", "brokers over capacity", before.brokers_over_capacity, after.brokers_over_capacity);
+    std::string goals_line;
+    for (const std::string& g : violated) goals_line += (goals_line.empty() ? "" : ", ") + g;
+    std::printf("\ngoals not met after the plan: %s\n", goals_line.empty() ? "none" : goals_line.c_str());
+    for (const std::string& u : totals.unfixable) std::printf("cannot fix: %s\n", u.c_str());
+    if (!options.assignment_out.empty()) {
+        std::printf("assignment written to %s (kafka-reassign-partitions --execute --reassignment-json-file)\n",
+                    options.assignment_out.c_str());
+    }
+    return exit_ok;
+}
+
+}  // namespace ballast::tools
