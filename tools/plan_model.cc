@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/engine_config.h"
+#include "actors/scheduler_actor.h"
 #include "tools/driver/model_file.h"
 #include "tools/driver/text_format.h"
 
@@ -78,27 +79,18 @@ int run_model_plan(const Context& ctx, const ModelPlanOptions& options, const st
         const goals::Plan plan = goals::plan(now, planner);
         totals.planning_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         totals.unfixable.clear();
-        for (const goals::Unfixable& u : plan.unfixable) totals.unfixable.push_back(u.reason);
+        for (const goals::Unfixable& u : plan.unfixable) {
+            const std::string what = u.partition < now.partitions.size()
+                                         ? now.topics[now.partitions[u.partition].topic] + "-" +
+                                               std::to_string(now.partitions[u.partition].partition)
+                                         : "broker " + std::to_string(u.broker_id);
+            totals.unfixable.push_back(what + " (" + goals::goal_name(u.goal) + "): " + u.reason);
+        }
         if (plan.actions.empty()) break;
         count(plan, totals);
         if (!options.complete) {
             for (const goals::Action& a : plan.actions) {
-                events::Action named;
-                named.kind = a.kind == goals::ActionKind::move ? events::ActionKind::move
-                             : a.kind == goals::ActionKind::swap ? events::ActionKind::swap
-                                                                 : events::ActionKind::leader;
-                const goals::Partition& p = now.partitions[a.partition];
-                named.topic = now.topics[p.topic];
-                named.partition = p.partition;
-                named.source_broker = a.source;
-                named.destination_broker = a.destination;
-                if (a.kind == goals::ActionKind::swap) {
-                    const goals::Partition& q = now.partitions[a.swap_partition];
-                    named.swap_topic = now.topics[q.topic];
-                    named.swap_partition = q.partition;
-                }
-                named.goal = a.evacuation ? "Evacuation" : goals::goal_name(a.goal);
-                actions.push_back(driver::describe_action(named));
+                actions.push_back(driver::describe_action(actors::to_event_action(now, a, 0)));
             }
         }
         now = goals::apply_actions(now, plan.actions, planner.flavor);
