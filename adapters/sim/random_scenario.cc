@@ -99,7 +99,7 @@ events::Result<Scenario> random_scenario(uint64_t seed) {
     s.flavor = draw.chance(0.5) ? Flavor::automq : Flavor::apache;
     const auto brokers = static_cast<int32_t>(draw.between(3, 8));
     const auto racks = static_cast<int32_t>(draw.between(1, std::min<int64_t>(3, brokers)));
-    for (int32_t b = 1; b <= brokers; b++) s.brokers.push_back({b, "rack-" + std::to_string(b % racks), true});
+    for (int32_t b = 1; b <= brokers; b++) s.brokers.push_back({b, "rack-" + std::to_string(b % racks), true, {}});
     const int64_t disturbed_ms = draw.between(180, 400) * 1000;
     s.duration_ms = disturbed_ms + random_quiet_tail_ms;
 
@@ -178,7 +178,7 @@ events::Result<Scenario> random_scenario(uint64_t seed) {
         TimedEvent add;
         add.kind = TimedEvent::Kind::add_broker;
         add.at_ms = at(30, disturbed_ms / 1000);
-        add.broker = {brokers + 1, "rack-" + std::to_string((brokers + 1) % racks), true};
+        add.broker = {brokers + 1, "rack-" + std::to_string((brokers + 1) % racks), true, {}};
         add.broker_id = brokers + 1;
         s.events.push_back(add);
     }

@@ -42,11 +42,41 @@ struct TrafficProfile {
     bool operator==(const TrafficProfile&) const = default;
 };
 
+/// A broker's own capacities, each -1 when the scenario does not give it
+/// (the engine's default for the resource applies). They reach the engine
+/// as `ballast.broker.capacity.overrides` elements (tools/driver/sim_runner.h).
+struct BrokerCapacity {
+    double network_in_bytes_per_s = -1;
+    double network_out_bytes_per_s = -1;
+    double disk_bytes = -1;
+    int32_t replicas_max = -1;
+    bool given() const {
+        return network_in_bytes_per_s >= 0 || network_out_bytes_per_s >= 0 || disk_bytes >= 0 || replicas_max >= 0;
+    }
+    bool operator==(const BrokerCapacity&) const = default;
+};
+
 struct BrokerSpec {
     int32_t id = -1;
     std::string rack;
     bool running = true;  // false: defined but not started (start it with an event)
+    BrokerCapacity capacity;
     bool operator==(const BrokerSpec&) const = default;
+};
+
+/// How a topic's traffic is split over its partitions when the scenario
+/// gives no explicit `partition_weights`: evenly, or by weights drawn from
+/// the scenario's seed and the topic's name (`skew_weights`).
+struct TrafficSkew {
+    enum class Kind : uint8_t {
+        none,       // evenly
+        zipf,       // the partition of rank k (a seeded shuffle) weighs 1 / k^s
+        lognormal,  // each partition weighs exp(sigma x N(0, 1)), drawn independently
+    };
+    Kind kind = Kind::none;
+    double s = 1;      // zipf exponent
+    double sigma = 1;  // lognormal: standard deviation of the log-weight
+    bool operator==(const TrafficSkew&) const = default;
 };
 
 struct TopicSpec {
@@ -54,13 +84,18 @@ struct TopicSpec {
     int32_t partitions = 1;
     int32_t replication_factor = 1;
     /// Explicit replica lists, one per partition (leader first). Empty:
-    /// round robin over the running brokers, as Kafka places a new topic.
+    /// round robin over the running brokers, as Kafka places a new topic;
+    /// rack-aware when those brokers span two or more racks (each
+    /// partition's replicas on distinct racks while racks remain).
     std::vector<std::vector<int32_t>> assignment;
-    /// The whole topic's traffic; split evenly over its partitions.
+    /// The whole topic's traffic; split evenly over its partitions unless
+    /// `partition_weights` or `skew` say otherwise.
     TrafficProfile traffic;
     /// Per partition, a weight on its share of the topic's traffic (empty:
-    /// all equal). Normalized: the topic's total stays `traffic`.
+    /// all equal, or by `skew`). Normalized: the topic's total stays `traffic`.
     std::vector<double> partition_weights;
+    /// Drawn weights instead of explicit ones (a file gives one or the other).
+    TrafficSkew skew;
     double initial_size_bytes = 0;  // of each partition at the start
     /// Kafka's retention.bytes: a partition stops growing here (old segments
     /// are deleted as new ones are written); 0: it grows without bound.
@@ -80,6 +115,8 @@ struct TimedEvent {
     enum class Kind : uint8_t {
         stop_broker,    // the process stops: fenced after the session timeout
         start_broker,   // a stopped broker starts again, or a defined one starts
+        fence_broker,   // the controller fences a running broker (cut off from it): the process runs on
+        unfence_broker, // the controller hears from it again: unfenced, its replicas rejoin
         add_broker,     // a new broker registers
         remove_broker,  // a stopped broker is unregistered (decommissioned)
         scale_traffic,  // multiply the selected partitions' rates by `scale`
@@ -157,6 +194,13 @@ events::Result<Scenario> parse_scenario_json(std::string_view text, const std::s
 /// "node-change.toml:14: events[1].stop_broker: broker 7 is not defined";
 /// a syntax error gives line and column.
 events::Result<Scenario> parse_scenario_toml(std::string_view text, const std::string& origin);
+
+/// The weights `skew` gives a topic's partitions, normalized to sum to 1:
+/// a pure function of the scenario's seed, the topic's name and the
+/// partition count (adding a topic changes no other topic's draws), the
+/// same on every platform (the draws use no standard distribution).
+/// `kind == none`: all equal.
+std::vector<double> skew_weights(const TrafficSkew& skew, uint64_t seed, std::string_view topic, int32_t partitions);
 
 /// Reads a scenario file, JSON or TOML by its extension (.json, .toml; any
 /// other is an error that names the file).

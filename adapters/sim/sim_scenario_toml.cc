@@ -117,10 +117,11 @@ events::Result<Scenario> parse_scenario_toml(std::string_view text, const std::s
         return make_error(ErrorCode::invalid_argument,
                           located(origin, document.line_of(bad.path)) + ": " + bad.path + ": " + bad.what);
     }
-    std::variant<Scenario, ScenarioProblem> read = read_scenario_document(tree);
-    if (auto* problem = std::get_if<ScenarioProblem>(&read)) {
-        return make_error(ErrorCode::invalid_argument,
-                          located(origin, document.line_of(problem->path)) + ": " + describe(*problem));
+    std::variant<Scenario, std::vector<ScenarioProblem>> read = read_scenario_document(tree);
+    if (auto* problems = std::get_if<std::vector<ScenarioProblem>>(&read)) {
+        return make_error(ErrorCode::invalid_argument, describe_all(*problems, [&](const ScenarioProblem& problem) {
+                              return located(origin, document.line_of(problem.path));
+                          }));
     }
     return std::get<Scenario>(std::move(read));
 }

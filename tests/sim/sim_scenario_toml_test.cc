@@ -177,6 +177,68 @@ until = "8m"
     EXPECT_EQ(from_toml->settings.at("autobalancer.controller.enable"), "true");
 }
 
+TEST(SimScenarioToml, SkewsCapacitiesAndFencesReadAsTheirJsonTwin) {
+    const char* json = R"({
+      "duration": "10m",
+      "brokers": [{"id": 1, "rack": "a", "capacity": {"network_in_bytes_per_s": 104857600,
+                   "network_out_bytes_per_s": 209715200, "disk_bytes": 1e12, "replicas_max": 4000}},
+                  {"id": 2, "rack": "b"}],
+      "topics": [{"name": "z", "partitions": 8, "traffic": {"bytes_in_per_s": 1000, "skew": {"kind": "zipf", "s": 1.1}}},
+                 {"name": "l", "partitions": 4, "traffic": {"skew": {"kind": "lognormal", "sigma": 0.5}}}],
+      "events": [{"at": "60s", "fence_broker": 2}, {"at": "90s", "unfence_broker": 2},
+                 {"at": "2m", "add_broker": {"id": 3, "rack": "c", "capacity": {"replicas_max": 100}}}]
+    })";
+    const char* toml = R"(
+duration = "10m"
+
+[[brokers]]
+id = 1
+rack = "a"
+capacity = { network_in_bytes_per_s = 104857600, network_out_bytes_per_s = 209715200, disk_bytes = 1e12, replicas_max = 4000 }
+[[brokers]]
+id = 2
+rack = "b"
+
+[[topics]]
+name = "z"
+partitions = 8
+traffic = { bytes_in_per_s = 1000, skew = { kind = "zipf", s = 1.1 } }
+[[topics]]
+name = "l"
+partitions = 4
+[topics.traffic.skew]
+kind = "lognormal"
+sigma = 0.5
+
+[[events]]
+at = "60s"
+fence_broker = 2
+[[events]]
+at = "90s"
+unfence_broker = 2
+[[events]]
+at = "2m"
+add_broker = { id = 3, rack = "c", capacity = { replicas_max = 100 } }
+)";
+    events::Result<Scenario> from_json = parse_scenario_json(json, "twin.json");
+    ASSERT_TRUE(from_json.ok()) << from_json.error().message;
+    events::Result<Scenario> from_toml = parse_scenario_toml(toml, "twin.toml");
+    ASSERT_TRUE(from_toml.ok()) << from_toml.error().message;
+    expect_same(*from_toml, *from_json);
+    EXPECT_EQ(from_toml->brokers[0].capacity.disk_bytes, 1e12);
+    EXPECT_EQ(from_toml->topics[1].skew.kind, TrafficSkew::Kind::lognormal);
+    EXPECT_EQ(from_toml->events[0].kind, TimedEvent::Kind::fence_broker);
+    EXPECT_EQ(from_toml->events[2].broker.capacity.replicas_max, 100);
+}
+
+TEST(SimScenarioToml, EveryMistakeIsReportedWithItsLine) {
+    EXPECT_EQ(toml_error("[[brokers]]\nid = 1\nrak = \"a\"\n\n[[topics]]\nname = \"t\"\n"
+                         "traffic = { skew = { kind = \"zipf\", s = -1 } }\n\n[[events]]\nat = \"1s\"\nfence_broker = 7\n"),
+              "test.toml:3: brokers[0].rak: unknown field (valid: id, rack, running, capacity)\n"
+              "test.toml:7: topics[0].traffic.skew.s: value -1 is out of range [0, 10]\n"
+              "test.toml:9: events[0]: broker 7 is not defined");
+}
+
 TEST(SimScenarioToml, TheSeedScenariosReadAsTheirJsonTwins) {
     const char* dir = std::getenv("BALLAST_SCENARIOS_DIR");
     ASSERT_NE(dir, nullptr) << "BALLAST_SCENARIOS_DIR names adapters/sim/scenarios (meson sets it)";
@@ -230,8 +292,11 @@ TEST(SimScenarioToml, AWrongTypedKeyIsNamedWithItsLine) {
 }
 
 TEST(SimScenarioToml, SchemaErrorsNameTheLineOfTheFieldOrOfItsTable) {
-    // An unknown field: its own line.
-    EXPECT_EQ(toml_error("flavour = \"automq\"\n[[brokers]]\nid = 1\n"), "test.toml:1: flavour: unknown field");
+    // An unknown field: its own line, and the fields that are valid there.
+    EXPECT_EQ(toml_error("flavour = \"automq\"\n[[brokers]]\nid = 1\n"),
+              "test.toml:1: flavour: unknown field (valid: name, description, flavor, seed, duration, tick_interval, "
+              "report_interval, session_timeout, automq_move_time, apache_throttle_bytes_per_s, "
+              "leader_election_time, brokers, topics, events, faults, settings)");
     // A missing field: the line of the table that lacks it.
     EXPECT_EQ(toml_error("[[brokers]]\nid = 1\n\n[[topics]]\npartitions = 3\n"),
               "test.toml:4: topics[0].name: a topic needs a name");
