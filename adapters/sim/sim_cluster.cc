@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cassert>
+#include <map>
+#include <set>
 
 #include "adapters/sim/sim_port.h"
 
@@ -13,6 +15,63 @@ namespace {
 /// second later.
 constexpr int64_t unfence_after_start_ms = 1'000;
 
+/// Where a new topic's replicas go when the scenario gives no assignment:
+/// Kafka's round robin over the running brokers from a drawn start. When
+/// those brokers span two or more racks it is Kafka's rack-aware round
+/// robin: the brokers in rack-alternating order (the first of each rack by
+/// rack name, then the second of each, ...), and each follower the next
+/// broker in that order on a rack the partition does not use yet, until
+/// every rack is used. One rack (or none given: every rack "") is the plain
+/// round robin over the brokers by id.
+class DefaultPlacement {
+public:
+    DefaultPlacement(const std::vector<int32_t>& running, const std::vector<SimBroker>& brokers) : _order(running) {
+        std::map<std::string, std::vector<int32_t>> by_rack;  // ids ascending within each rack
+        for (int32_t id : running) {
+            const auto it = std::find_if(brokers.begin(), brokers.end(), [&](const SimBroker& b) { return b.id == id; });
+            by_rack[it->rack].push_back(id);
+            _rack[id] = it->rack;
+        }
+        _racks = by_rack.size();
+        if (_racks < 2) return;
+        _order.clear();
+        for (size_t k = 0; _order.size() < running.size(); k++) {
+            for (const auto& [rack, ids] : by_rack) {
+                if (k < ids.size()) _order.push_back(ids[k]);
+            }
+        }
+    }
+
+    /// The replicas of the partition whose leader is the `at`-th broker of
+    /// the round robin (modulo their number), leader first.
+    std::vector<int32_t> replicas(size_t at, int32_t replication_factor) const {
+        std::vector<int32_t> out;
+        const size_t n = _order.size();
+        if (n == 0) return out;
+        if (_racks < 2) {
+            for (int32_t r = 0; r < replication_factor; r++) out.push_back(_order[(at + static_cast<size_t>(r)) % n]);
+            return out;
+        }
+        std::set<std::string> racks_used;
+        for (int32_t r = 0; r < replication_factor; r++) {
+            for (size_t step = 0; step < n; step++) {
+                const int32_t id = _order[(at + step) % n];
+                if (actors::lists_broker(out, id)) continue;
+                if (racks_used.size() < _racks && racks_used.count(_rack.at(id))) continue;
+                out.push_back(id);
+                racks_used.insert(_rack.at(id));
+                break;
+            }
+        }
+        return out;
+    }
+
+private:
+    std::vector<int32_t> _order;
+    std::map<int32_t, std::string> _rack;
+    size_t _racks = 0;
+};
+
 }  // namespace
 
 const char* broker_state_name(BrokerState state) {
@@ -21,6 +80,7 @@ const char* broker_state_name(BrokerState state) {
         case BrokerState::running: return "running";
         case BrokerState::stopped: return "stopped";
         case BrokerState::fenced: return "fenced";
+        case BrokerState::isolated: return "isolated";
         case BrokerState::unregistered: return "unregistered";
     }
     return "unknown";
@@ -93,7 +153,9 @@ std::vector<events::Event> SimCluster::resync() {
             continue;
         }
         emit(_now_ms, events::BrokerRegistered{b.id, b.rack, {{"PLAINTEXT", "127.0.0.1", 9092 + b.id}}});
-        if (b.state == BrokerState::fenced) emit(_now_ms, events::BrokerFenced{b.id});
+        if (b.state == BrokerState::fenced || b.state == BrokerState::isolated) {
+            emit(_now_ms, events::BrokerFenced{b.id});
+        }
     }
     for (const SimTopic& t : _topics) {
         if (t.deleted) {
@@ -167,10 +229,12 @@ void SimCluster::apply_timed_event(const TimedEvent& e) {
         case TimedEvent::Kind::stop_broker: stop_broker(e.broker_id, t); break;
         case TimedEvent::Kind::start_broker:
         case TimedEvent::Kind::add_broker: start_broker(e.broker_id, t); break;
+        case TimedEvent::Kind::fence_broker: isolate_broker(e.broker_id, t); break;
+        case TimedEvent::Kind::unfence_broker: reconnect_broker(e.broker_id); break;
         case TimedEvent::Kind::remove_broker: {
             SimBroker* b = broker(e.broker_id);
             if (!b || b->state == BrokerState::unregistered) break;
-            if (b->state == BrokerState::running) stop_broker(b->id, t);
+            if (b->state == BrokerState::running || b->state == BrokerState::isolated) stop_broker(b->id, t);
             if (b->state == BrokerState::stopped) fence_broker(b->id, b->incarnation, t);
             b->state = BrokerState::unregistered;
             emit(t, events::BrokerUnregistered{b->id});
@@ -204,7 +268,7 @@ void SimCluster::start_broker(int32_t id, int64_t time_ms) {
     SimBroker* b = broker(id);
     assert(b);  // validated: every broker an event names is defined
     const BrokerState was = b->state;
-    if (was == BrokerState::running) return;
+    if (was == BrokerState::running || was == BrokerState::isolated) return;  // the process runs already
     b->state = BrokerState::running;
     b->incarnation++;
     if (was == BrokerState::defined || was == BrokerState::unregistered) {
@@ -213,53 +277,60 @@ void SimCluster::start_broker(int32_t id, int64_t time_ms) {
     if (was == BrokerState::stopped || was == BrokerState::defined) return;  // never fenced: in every ISR still
     // Fenced before: unfenced shortly, then each replica rejoins its ISR once caught up.
     const uint32_t incarnation = b->incarnation;
-    schedule(time_ms + unfence_after_start_ms, [this, id, incarnation] {
-        SimBroker* b = broker(id);
-        if (!b || b->incarnation != incarnation || b->state != BrokerState::running) return;
-        emit(_now_ms, events::BrokerUnfenced{id});
-        for (uint32_t index = 0; index < _partitions.size(); index++) {
-            SimPartition& p = _partitions[index];
-            if (p.deleted || !actors::lists_broker(p.replicas, id)) continue;
-            if (actors::lists_broker(p.isr, id)) {
-                // It was the last in sync: the partition waited for it, and it leads again.
-                if (p.leader < 0) {
-                    p.leader = elect_leader(p);
-                    p.leader_epoch++;
-                    emit_partition(_now_ms, p);
-                }
-                continue;
-            }
-            int64_t catch_up_ms = 0;
-            if (_scenario.flavor == Flavor::apache && b->stopped_ms >= 0) {
-                // The bytes written while it was down, at the throttle rate.
-                const double missed = profile_rate(p, _now_ms) * static_cast<double>(_now_ms - b->stopped_ms) / 1000;
-                catch_up_ms = static_cast<int64_t>(1000 * missed / _scenario.apache_throttle_bytes_per_s);
-            }
-            schedule(_now_ms + catch_up_ms, [this, id, index, incarnation] {
-                SimPartition& p = _partitions[index];
-                const SimBroker* b = broker(id);
-                if (p.deleted || !b || b->incarnation != incarnation || b->state != BrokerState::running ||
-                    !actors::lists_broker(p.replicas, id) || actors::lists_broker(p.isr, id)) {
-                    return;
-                }
-                p.isr.push_back(id);
-                std::stable_sort(p.isr.begin(), p.isr.end(), [&](int32_t x, int32_t y) {
-                    return std::find(p.replicas.begin(), p.replicas.end(), x) <
-                           std::find(p.replicas.begin(), p.replicas.end(), y);
-                });
-                if (p.leader < 0) {
-                    p.leader = elect_leader(p);
-                    p.leader_epoch++;
-                }
+    schedule(time_ms + unfence_after_start_ms, [this, id, incarnation] { unfence_broker(id, incarnation); });
+}
+
+void SimCluster::unfence_broker(int32_t id, uint32_t incarnation) {
+    SimBroker* b = broker(id);
+    if (!b || b->incarnation != incarnation || b->state != BrokerState::running) return;
+    emit(_now_ms, events::BrokerUnfenced{id});
+    for (uint32_t index = 0; index < _partitions.size(); index++) {
+        SimPartition& p = _partitions[index];
+        if (p.deleted || !actors::lists_broker(p.replicas, id)) continue;
+        if (actors::lists_broker(p.isr, id)) {
+            // It was the last in sync: the partition waited for it, and it leads again.
+            if (p.leader < 0) {
+                p.leader = elect_leader(p);
+                p.leader_epoch++;
                 emit_partition(_now_ms, p);
-            });
+            }
+            continue;
         }
-    });
+        int64_t catch_up_ms = 0;
+        if (_scenario.flavor == Flavor::apache && b->stopped_ms >= 0) {
+            // The bytes written while it was away, at the throttle rate.
+            const double missed = profile_rate(p, _now_ms) * static_cast<double>(_now_ms - b->stopped_ms) / 1000;
+            catch_up_ms = static_cast<int64_t>(1000 * missed / _scenario.apache_throttle_bytes_per_s);
+        }
+        schedule(_now_ms + catch_up_ms, [this, id, index, incarnation] {
+            SimPartition& p = _partitions[index];
+            const SimBroker* b = broker(id);
+            if (p.deleted || !b || b->incarnation != incarnation || b->state != BrokerState::running ||
+                !actors::lists_broker(p.replicas, id) || actors::lists_broker(p.isr, id)) {
+                return;
+            }
+            p.isr.push_back(id);
+            std::stable_sort(p.isr.begin(), p.isr.end(), [&](int32_t x, int32_t y) {
+                return std::find(p.replicas.begin(), p.replicas.end(), x) <
+                       std::find(p.replicas.begin(), p.replicas.end(), y);
+            });
+            if (p.leader < 0) {
+                p.leader = elect_leader(p);
+                p.leader_epoch++;
+            }
+            emit_partition(_now_ms, p);
+        });
+    }
 }
 
 void SimCluster::stop_broker(int32_t id, int64_t time_ms) {
     SimBroker* b = broker(id);
     assert(b);
+    if (b->state == BrokerState::isolated) {
+        // Fenced already (and out of the ISRs since): now the process is down too.
+        b->state = BrokerState::fenced;
+        return;
+    }
     if (b->state != BrokerState::running) return;
     b->state = BrokerState::stopped;
     b->stopped_ms = time_ms;
@@ -273,6 +344,30 @@ void SimCluster::fence_broker(int32_t id, uint32_t incarnation, int64_t time_ms)
     if (!b || b->incarnation != incarnation || b->state != BrokerState::stopped) return;
     b->state = BrokerState::fenced;
     emit(time_ms, events::BrokerFenced{id});
+    leave_isrs(id, time_ms);
+}
+
+void SimCluster::isolate_broker(int32_t id, int64_t time_ms) {
+    SimBroker* b = broker(id);
+    assert(b);
+    if (b->state != BrokerState::running) return;  // only a live broker can be cut off
+    b->state = BrokerState::isolated;
+    b->stopped_ms = time_ms;  // what it misses from here it copies when it rejoins
+    emit(time_ms, events::BrokerFenced{id});
+    leave_isrs(id, time_ms);
+}
+
+void SimCluster::reconnect_broker(int32_t id) {
+    SimBroker* b = broker(id);
+    assert(b);
+    if (b->state != BrokerState::isolated) return;
+    b->state = BrokerState::running;
+    b->incarnation++;  // what was scheduled for it while cut off is void
+    // The controller hears from it again at once: no registration, no delay.
+    unfence_broker(id, b->incarnation);
+}
+
+void SimCluster::leave_isrs(int32_t id, int64_t time_ms) {
     for (SimPartition& p : _partitions) {
         if (p.deleted || !actors::lists_broker(p.isr, id)) continue;
         bool changed = false;
@@ -301,8 +396,13 @@ void SimCluster::create_topic(const TopicSpec& spec, int64_t time_ms) {
     }
     // Kafka starts the round robin at a random broker.
     const size_t start = running.empty() ? 0 : std::uniform_int_distribution<size_t>(0, running.size() - 1)(_random);
+    const DefaultPlacement placement(running, _brokers);
+    std::vector<double> weights = spec.partition_weights;
+    if (weights.empty() && spec.skew.kind != TrafficSkew::Kind::none) {
+        weights = skew_weights(spec.skew, _scenario.seed, spec.name, spec.partitions);
+    }
     double weight_total = 0;
-    for (double w : spec.partition_weights) weight_total += w;
+    for (double w : weights) weight_total += w;
     emit(time_ms, events::TopicCreated{spec.name, {}, spec.partitions,
                                        static_cast<int16_t>(spec.replication_factor)});
     for (int32_t i = 0; i < spec.partitions; i++) {
@@ -312,9 +412,7 @@ void SimCluster::create_topic(const TopicSpec& spec, int64_t time_ms) {
         if (!spec.assignment.empty()) {
             p.replicas = spec.assignment[static_cast<size_t>(i)];
         } else {
-            for (int32_t r = 0; r < spec.replication_factor && !running.empty(); r++) {
-                p.replicas.push_back(running[(start + static_cast<size_t>(i + r)) % running.size()]);
-            }
+            p.replicas = placement.replicas(start + static_cast<size_t>(i), spec.replication_factor);
         }
         for (int32_t id : p.replicas) {
             if (is_running(id)) p.isr.push_back(id);
@@ -322,8 +420,7 @@ void SimCluster::create_topic(const TopicSpec& spec, int64_t time_ms) {
         if (p.isr.empty() && !p.replicas.empty()) p.isr.push_back(p.replicas[0]);
         p.leader = elect_leader(p);
         p.profile = spec.traffic;
-        p.share = weight_total > 0 ? spec.partition_weights[static_cast<size_t>(i)] / weight_total
-                                   : 1.0 / spec.partitions;
+        p.share = weight_total > 0 ? weights[static_cast<size_t>(i)] / weight_total : 1.0 / spec.partitions;
         p.size_bytes = spec.initial_size_bytes;
         p.retention_bytes = spec.retention_bytes;
         _topics[topic].partitions.push_back(static_cast<uint32_t>(_partitions.size()));

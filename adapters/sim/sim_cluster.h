@@ -17,6 +17,10 @@
 /// - a stopped broker stops reporting at once and is fenced after the
 ///   session timeout (9 s); then its partitions lose it from their ISR and
 ///   elect a new leader among the live ISR, or go offline (leader -1);
+/// - a broker cut off from the controller (fence_broker) is fenced at once
+///   and loses its ISRs and leaderships as a stopped one does, but its
+///   process runs on and reports; unfence_broker ends it, and its replicas
+///   rejoin as a restarted broker's do;
 /// - a restarted broker is unfenced ~1 s later; its replicas rejoin the ISR
 ///   once caught up (automq: at once, apache: the bytes missed at the
 ///   throttle rate); leadership does not come back by itself;
@@ -52,6 +56,7 @@ enum class BrokerState : uint8_t {
     running,
     stopped,       // the process is down; not fenced yet
     fenced,        // stopped and fenced by the controller
+    isolated,      // running (it reports) but fenced: cut off from the controller
     unregistered,  // decommissioned
 };
 const char* broker_state_name(BrokerState state);
@@ -185,6 +190,10 @@ private:
     void start_broker(int32_t id, int64_t time_ms);
     void stop_broker(int32_t id, int64_t time_ms);
     void fence_broker(int32_t id, uint32_t incarnation, int64_t time_ms);
+    void unfence_broker(int32_t id, uint32_t incarnation);  // now: replicas rejoin their ISRs once caught up
+    void isolate_broker(int32_t id, int64_t time_ms);       // fence_broker event
+    void reconnect_broker(int32_t id);                      // unfence_broker event
+    void leave_isrs(int32_t id, int64_t time_ms);           // a fenced broker leaves the ISRs and leads nothing
     void create_topic(const TopicSpec& spec, int64_t time_ms);
     void delete_topic(const std::string& name, int64_t time_ms);
     SimBroker* broker(int32_t id);

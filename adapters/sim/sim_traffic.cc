@@ -132,7 +132,8 @@ void SimCluster::report_metrics(int64_t time_ms) {
         if (!p.deleted && p.leader >= 0) led[p.leader].push_back(index);
     }
     for (const BrokerLoad& load : loads) {
-        if (load.state != BrokerState::running) continue;
+        // A broker cut off from the controller still runs, and reports.
+        if (load.state != BrokerState::running && load.state != BrokerState::isolated) continue;
         events::PartitionMetrics report;
         report.broker_id = load.id;
         report.sample_time_ms = time_ms;

@@ -21,7 +21,7 @@ sim::Scenario three_brokers() {
     sim::Scenario s;
     s.name = "capacity";
     s.duration_ms = 600'000;
-    for (int32_t b = 1; b <= 3; b++) s.brokers.push_back({b, "", true});
+    for (int32_t b = 1; b <= 3; b++) s.brokers.push_back({b, "", true, {}});
     sim::TopicSpec t;
     t.name = "orders";
     t.partitions = 6;

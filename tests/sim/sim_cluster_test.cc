@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "adapters/sim/sim_cluster.h"
 
@@ -18,7 +20,7 @@ Scenario three_brokers(Flavor flavor, int32_t rf = 1, int32_t partitions = 6) {
     s.name = "test";
     s.flavor = flavor;
     s.duration_ms = 600'000;
-    for (int32_t b = 1; b <= 3; b++) s.brokers.push_back({b, "rack-" + std::to_string(b), true});
+    for (int32_t b = 1; b <= 3; b++) s.brokers.push_back({b, "rack-" + std::to_string(b), true, {}});
     TopicSpec t;
     t.name = "orders";
     t.partitions = partitions;
@@ -343,6 +345,157 @@ TEST(SimCluster, TheSameScenarioGivesTheSameEvents) {
     EXPECT_EQ(a, run());
     s.seed = 2;
     EXPECT_NE(a, run()) << "another seed draws other faults and walks";
+}
+
+TEST(SimCluster, AFencedBrokerThatStillRunsLosesItsIsrsAndLeadershipButKeepsReporting) {
+    Scenario s = three_brokers(Flavor::automq, 2);
+    s.events.push_back(at(35'000, TimedEvent::Kind::fence_broker, 1));
+    s.events.push_back(at(65'000, TimedEvent::Kind::unfence_broker, 1));
+    SimCluster cluster(s);
+    cluster.start();
+    std::vector<events::Event> events = run_to(cluster, 60'000);
+    const auto fenced = of_type<events::BrokerFenced>(events);
+    ASSERT_EQ(fenced.size(), 1u);
+    EXPECT_EQ(fenced[0].time_ms, 35'000) << "at once: no session timeout, the controller fenced it";
+    EXPECT_EQ(std::get<events::BrokerFenced>(fenced[0].body).broker_id, 1);
+    EXPECT_EQ(cluster.brokers()[0].state, BrokerState::isolated);
+    for (const SimPartition& p : cluster.partitions()) {
+        EXPECT_NE(p.leader, 1) << "partition " << p.partition;
+        EXPECT_EQ(std::count(p.isr.begin(), p.isr.end(), 1), 0) << "RF2: the other replica stays in sync";
+    }
+    // Its process runs on: it reports at 40 s and 50 s (leading nothing), unlike a stopped broker.
+    std::set<int64_t> reported;
+    for (const events::Event& e : of_type<events::BrokerMetrics>(events)) {
+        for (const auto& sample : std::get<events::BrokerMetrics>(e.body).samples) {
+            if (sample.broker_id == 1 && e.time_ms > 35'000) reported.insert(e.time_ms);
+        }
+    }
+    EXPECT_EQ(reported, (std::set<int64_t>{40'000, 50'000, 60'000}));
+    for (const events::Event& e : of_type<events::PartitionMetrics>(events)) {
+        const auto& m = std::get<events::PartitionMetrics>(e.body);
+        if (m.broker_id == 1 && e.time_ms > 35'000) {
+            EXPECT_TRUE(m.samples.empty()) << "it leads nothing";
+        }
+    }
+    // Unfenced at once; its replicas rejoin (automq: caught up already); leadership stays where it went.
+    events = run_to(cluster, 70'000);
+    const auto unfenced = of_type<events::BrokerUnfenced>(events);
+    ASSERT_EQ(unfenced.size(), 1u);
+    EXPECT_EQ(unfenced[0].time_ms, 65'000);
+    EXPECT_EQ(cluster.brokers()[0].state, BrokerState::running);
+    for (const SimPartition& p : cluster.partitions()) {
+        const bool replica = std::count(p.replicas.begin(), p.replicas.end(), 1) > 0;
+        EXPECT_EQ(std::count(p.isr.begin(), p.isr.end(), 1), replica ? 1 : 0) << "partition " << p.partition;
+        EXPECT_NE(p.leader, 1);
+    }
+}
+
+TEST(SimCluster, AFencedBrokerThatStopsIsFencedOnceAndRestartsAsAStoppedOne) {
+    Scenario s = three_brokers(Flavor::automq, 2);
+    s.events.push_back(at(15'000, TimedEvent::Kind::fence_broker, 2));
+    s.events.push_back(at(20'000, TimedEvent::Kind::stop_broker, 2));
+    s.events.push_back(at(40'000, TimedEvent::Kind::start_broker, 2));
+    SimCluster cluster(s);
+    cluster.start();
+    std::vector<events::Event> events = run_to(cluster, 35'000);
+    EXPECT_EQ(of_type<events::BrokerFenced>(events).size(), 1u) << "fenced already when it stopped";
+    EXPECT_EQ(cluster.brokers()[1].state, BrokerState::fenced);
+    events = run_to(cluster, 45'000);
+    const auto unfenced = of_type<events::BrokerUnfenced>(events);
+    ASSERT_EQ(unfenced.size(), 1u);
+    EXPECT_EQ(unfenced[0].time_ms, 41'000) << "a restart: unfenced a second after it starts";
+}
+
+/// Brokers 1..n with the given racks, and one topic placed by default (no assignment).
+Scenario racked(const std::vector<std::string>& racks, int32_t partitions, int32_t rf) {
+    Scenario s;
+    s.name = "racks";
+    for (size_t b = 0; b < racks.size(); b++) s.brokers.push_back({static_cast<int32_t>(b + 1), racks[b], true, {}});
+    TopicSpec t;
+    t.name = "orders";
+    t.partitions = partitions;
+    t.replication_factor = rf;
+    t.traffic.bytes_in_per_s = 6 * mib;
+    s.topics.push_back(t);
+    return s;
+}
+
+std::vector<std::vector<int32_t>> placement(const Scenario& s) {
+    SimCluster cluster(s);
+    cluster.start();
+    std::vector<std::vector<int32_t>> out;
+    for (const SimPartition& p : cluster.partitions()) out.push_back(p.replicas);
+    return out;
+}
+
+TEST(SimCluster, DefaultPlacementPutsEachPartitionsReplicasOnDistinctRacks) {
+    const std::vector<std::string> racks = {"a", "a", "b", "b", "c", "c"};
+    const Scenario s = racked(racks, 12, 3);
+    const auto replicas = placement(s);
+    ASSERT_EQ(replicas.size(), 12u);
+    std::map<int32_t, int> leaders;
+    std::map<int32_t, int> hosted;
+    for (const auto& list : replicas) {
+        ASSERT_EQ(list.size(), 3u);
+        std::set<std::string> used;
+        for (int32_t id : list) {
+            used.insert(racks[static_cast<size_t>(id - 1)]);
+            hosted[id]++;
+        }
+        EXPECT_EQ(used.size(), 3u) << "one replica per rack";
+        leaders[list[0]]++;
+    }
+    EXPECT_EQ(leaders, (std::map<int32_t, int>{{1, 2}, {2, 2}, {3, 2}, {4, 2}, {5, 2}, {6, 2}}));
+    EXPECT_EQ(hosted, (std::map<int32_t, int>{{1, 6}, {2, 6}, {3, 6}, {4, 6}, {5, 6}, {6, 6}}));
+    EXPECT_EQ(replicas, placement(s)) << "deterministic";
+
+    // Fewer racks than brokers on one side: every RF2 partition still spans both racks.
+    const std::vector<std::string> uneven = {"a", "a", "b"};
+    for (const auto& list : placement(racked(uneven, 6, 2))) {
+        ASSERT_EQ(list.size(), 2u);
+        EXPECT_NE(uneven[static_cast<size_t>(list[0] - 1)], uneven[static_cast<size_t>(list[1] - 1)]);
+    }
+}
+
+TEST(SimCluster, DefaultPlacementWithoutRacksIsThePlainRoundRobin) {
+    // One rack (or none) for every broker: consecutive brokers by id, from a drawn start.
+    for (const std::string rack : {"", "same"}) {
+        const auto replicas = placement(racked({rack, rack, rack, rack}, 8, 3));
+        ASSERT_EQ(replicas.size(), 8u);
+        const int32_t first = replicas[0][0];
+        for (size_t i = 0; i < replicas.size(); i++) {
+            for (size_t r = 0; r < 3; r++) {
+                EXPECT_EQ(replicas[i][r], (first - 1 + static_cast<int32_t>(i + r)) % 4 + 1)
+                    << "partition " << i << " replica " << r << " rack '" << rack << "'";
+            }
+        }
+    }
+}
+
+TEST(SimCluster, ASkewedTopicSplitsItsTrafficByItsDrawnWeights) {
+    Scenario s = three_brokers(Flavor::automq, 1, 8);
+    s.topics[0].skew.kind = TrafficSkew::Kind::zipf;
+    s.topics[0].skew.s = 1.2;
+    const auto shares = [](const Scenario& scenario, const std::string& topic) {
+        SimCluster cluster(scenario);
+        cluster.start();
+        std::vector<double> out;
+        for (const SimPartition& p : cluster.partitions()) {
+            if (cluster.topics()[p.topic].name == topic) out.push_back(p.share);
+        }
+        return out;
+    };
+    const std::vector<double> orders = shares(s, "orders");
+    const std::vector<double> expected = skew_weights(s.topics[0].skew, s.seed, "orders", 8);
+    ASSERT_EQ(orders.size(), 8u);
+    for (size_t i = 0; i < orders.size(); i++) EXPECT_DOUBLE_EQ(orders[i], expected[i]) << "partition " << i;
+    // Another topic, defined first and skewed too, changes none of its draws.
+    TopicSpec other = s.topics[0];
+    other.name = "clicks";
+    other.assignment.clear();
+    s.topics.insert(s.topics.begin(), other);
+    EXPECT_EQ(shares(s, "orders"), orders);
+    EXPECT_NE(shares(s, "clicks"), orders) << "drawn by the topic's name too";
 }
 
 }  // namespace
