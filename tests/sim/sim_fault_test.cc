@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <string>
 
+#include "actors/engine_config.h"
 #include "adapters/sim/random_scenario.h"
 #include "tests/support/seed_range.h"
 #include "tests/support/temp_dir.h"
@@ -50,6 +51,42 @@ TEST(SimConfig, ApacheScenariosTellTheEngineTheirCopyRate) {
     events::Result<events::Config> automq = sim_config(scenario, {}, "");
     ASSERT_TRUE(automq.ok()) << automq.error().message;
     EXPECT_EQ(automq->get_double(key), 0);
+}
+
+/// A scenario's broker capacities reach the engine as the capacity
+/// overrides do; the key and the scenario may both speak of a broker, but
+/// not with two values for one field.
+TEST(SimConfig, ScenarioBrokerCapacitiesBecomeTheEnginesCapacities) {
+    events::Result<sim::Scenario> scenario = sim::parse_scenario_json(R"({
+      "brokers": [{"id": 1, "capacity": {"network_in_bytes_per_s": 1000, "network_out_bytes_per_s": 2000,
+                                         "disk_bytes": 3000, "replicas_max": 40}},
+                  {"id": 2, "capacity": {"disk_bytes": 5000}}, {"id": 3}],
+      "events": [{"at": "1m", "add_broker": {"id": 4, "capacity": {"replicas_max": 7}}}],
+      "settings": {"ballast.broker.capacity.disk.bytes": 9000, "ballast.broker.capacity.overrides": "2:in=600"}
+    })", "caps.json");
+    ASSERT_TRUE(scenario.ok()) << scenario.error().message;
+    events::Result<events::Config> config = sim_config(*scenario, {}, "");
+    ASSERT_TRUE(config.ok()) << config.error().message;
+    const actors::EngineSettings settings = actors::settings_from(*config);
+    const goals::Capacity one = actors::capacity_of(settings, 1);
+    EXPECT_EQ(one.network_in_bytes_per_s, 1000);
+    EXPECT_EQ(one.network_out_bytes_per_s, 2000);
+    EXPECT_EQ(one.disk_bytes, 3000);
+    EXPECT_EQ(one.replicas_max, 40);
+    const goals::Capacity two = actors::capacity_of(settings, 2);
+    EXPECT_EQ(two.disk_bytes, 5000) << "the scenario's field";
+    EXPECT_EQ(two.network_in_bytes_per_s, 600) << "the setting's field, for the same broker";
+    EXPECT_EQ(actors::capacity_of(settings, 3).disk_bytes, 9000) << "no capacity of its own: the default";
+    EXPECT_EQ(actors::capacity_of(settings, 4).replicas_max, 7) << "a broker added later";
+
+    // The same field of one broker, two values: an error naming both.
+    events::Result<events::Config> clash = sim_config(*scenario, {"ballast.broker.capacity.overrides=2:disk=4000"}, "");
+    ASSERT_FALSE(clash.ok());
+    EXPECT_EQ(clash.error().message,
+              "scenario scenario: brokers[1].capacity.disk_bytes = 5000 contradicts ballast.broker.capacity.overrides "
+              "(from --set), which gives broker 2 disk=4000: give the capacity in one place");
+    // The same value twice is no contradiction.
+    EXPECT_TRUE(sim_config(*scenario, {"ballast.broker.capacity.overrides=2:disk=5000"}, "").ok());
 }
 
 TEST(SimFaults, EverySeedKeepsEveryPromise) {

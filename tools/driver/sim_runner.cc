@@ -87,6 +87,81 @@ events::Result<std::unique_ptr<actors::Engine>> start_engine(const SimRunOptions
     return actors::Engine::start(std::move(engine));
 }
 
+std::string number_text(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", value);
+    return text;
+}
+
+/// The scenario's broker capacities as `ballast.broker.capacity.overrides`
+/// elements after those the key lists already; a field both give one broker
+/// must have one value (the engine would take the later silently).
+events::Status add_broker_capacities(const sim::Scenario& scenario, events::Config& config) {
+    const std::string key = "ballast.broker.capacity.overrides";
+    std::vector<std::pair<std::string, const sim::BrokerSpec*>> given;  // (where the file gives it, the broker)
+    for (size_t i = 0; i < scenario.brokers.size(); i++) {
+        if (scenario.brokers[i].capacity.given()) given.emplace_back("brokers[" + std::to_string(i) + "].", &scenario.brokers[i]);
+    }
+    for (const sim::TimedEvent& e : scenario.events) {
+        if (e.kind == sim::TimedEvent::Kind::add_broker && e.broker.capacity.given()) {
+            given.emplace_back("add_broker of broker " + std::to_string(e.broker.id) + ": ", &e.broker);
+        }
+    }
+    if (given.empty()) return {};
+    std::vector<std::string> elements = config.get_string_list(key);
+    std::map<int32_t, events::CapacityOverride> listed;  // by broker: the key's fields, later elements winning
+    for (const std::string& element : elements) {
+        const events::Result<events::CapacityOverride> o = events::parse_capacity_override(element);
+        if (!o) continue;  // checked when the key was set
+        events::CapacityOverride& merged = listed.try_emplace(o->broker_id).first->second;
+        merged.broker_id = o->broker_id;
+        if (o->network_in_bytes_per_s >= 0) merged.network_in_bytes_per_s = o->network_in_bytes_per_s;
+        if (o->network_out_bytes_per_s >= 0) merged.network_out_bytes_per_s = o->network_out_bytes_per_s;
+        if (o->disk_bytes >= 0) merged.disk_bytes = o->disk_bytes;
+        if (o->replicas_max >= 0) merged.replicas_max = o->replicas_max;
+    }
+    for (const auto& [where, broker] : given) {
+        const sim::BrokerCapacity& c = broker->capacity;
+        const std::string id = std::to_string(broker->id);
+        const auto it = listed.find(broker->id);
+        const struct {
+            const char* field;
+            const char* element_field;
+            double scenario_value;
+            double key_value;
+        } fields[] = {
+            {"network_in_bytes_per_s", "in", c.network_in_bytes_per_s,
+             it == listed.end() ? -1 : it->second.network_in_bytes_per_s},
+            {"network_out_bytes_per_s", "out", c.network_out_bytes_per_s,
+             it == listed.end() ? -1 : it->second.network_out_bytes_per_s},
+            {"disk_bytes", "disk", c.disk_bytes, it == listed.end() ? -1 : it->second.disk_bytes},
+            {"replicas_max", "replicas", static_cast<double>(c.replicas_max),
+             it == listed.end() ? -1 : static_cast<double>(it->second.replicas_max)},
+        };
+        std::string element = id;
+        for (const auto& f : fields) {
+            if (f.scenario_value < 0) continue;
+            if (f.key_value >= 0 && f.key_value != f.scenario_value) {
+                return make_error(ErrorCode::invalid_argument,
+                                  "scenario " + scenario.name + ": " + where + "capacity." + f.field + " = " +
+                                      number_text(f.scenario_value) + " contradicts " + key + " (from " +
+                                      config.origin(key) + "), which gives broker " + id + " " + f.element_field +
+                                      "=" + number_text(f.key_value) + ": give the capacity in one place");
+            }
+            element += std::string(":") + f.element_field + "=" + number_text(f.scenario_value);
+        }
+        elements.push_back(element);
+    }
+    std::string value;
+    for (const std::string& element : elements) value += (value.empty() ? "" : ",") + element;
+    const std::string origin = config.origin(key) == "default" ? "scenario" : config.origin(key);
+    if (events::Status set = config.set(key, value, origin); !set) {
+        return make_error(ErrorCode::invalid_argument, "scenario " + scenario.name + ": broker capacities: " +
+                                                           set.error().message);
+    }
+    return {};
+}
+
 }  // namespace
 
 events::Result<events::Config> sim_config(const sim::Scenario& scenario,
@@ -115,6 +190,7 @@ events::Result<events::Config> sim_config(const sim::Scenario& scenario,
                               " contradicts the scenario's flavor " + flavor);
     }
     (void)config.set("ballast.cluster.flavor", flavor, "scenario");
+    if (events::Status capacities = add_broker_capacities(scenario, config); !capacities) return capacities.error();
     // apache: the engine knows the simulated copy rate, as an operator sets
     // the key to their cluster's reassignment throttle. Unless the scenario
     // or the user set it (0 rehearses a Ballast that was not told).

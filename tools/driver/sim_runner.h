@@ -83,8 +83,12 @@ struct SimRunSummary {
 /// and the scenario's flavor (a contradicting flavor is an error). An
 /// apache scenario also sets `ballast.replication.throttle.bytes.per.s` to
 /// its copy rate (`apache_throttle_bytes_per_s`), as an operator sets it to
-/// the cluster's throttle, unless the scenario or the user set the key. The
-/// error names the scenario setting that does not parse.
+/// the cluster's throttle, unless the scenario or the user set the key.
+/// The brokers' own capacities (`brokers[i].capacity`, `add_broker`'s)
+/// join `ballast.broker.capacity.overrides`, one element per broker, next
+/// to what the settings, the file or --set listed there; a field of one
+/// broker given both ways must agree, else the error names both. The error
+/// names the scenario setting that does not parse.
 events::Result<events::Config> sim_config(const sim::Scenario& scenario,
                                           const std::vector<std::string>& base_overrides,
                                           const std::string& config_file);
