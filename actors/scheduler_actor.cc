@@ -99,9 +99,10 @@ std::vector<uint32_t> slots_of(const SchedulerState& st, const goals::Action& ac
 }
 
 /// What no action can fix, named for people. Logged and journaled when the
-/// list changes, not every round. Returns whether it changed; a dry run
+/// list changes, not every round (nor again while recovery replays what
+/// was logged before: `log` false). Returns whether it changed; a dry run
 /// (`commit` false) remembers nothing.
-bool report_unfixable(SchedulerState& st, const goals::Plan& plan, bool commit,
+bool report_unfixable(SchedulerState& st, const goals::Plan& plan, bool commit, bool log,
                       std::vector<events::Unfixable>* out, std::vector<std::string>* named_lines) {
     std::vector<std::string> lines;
     for (const goals::Unfixable& u : plan.unfixable) {
@@ -122,8 +123,10 @@ bool report_unfixable(SchedulerState& st, const goals::Plan& plan, bool commit,
     *named_lines = lines;
     if (lines == st.memory.unfixable) return false;
     if (!commit) return true;
-    for (const std::string& line : lines) spdlog::warn("cannot fix {}", line);
-    if (lines.empty()) spdlog::info("nothing left that cannot be fixed");
+    for (const std::string& line : lines) {
+        if (log) spdlog::warn("cannot fix {}", line);
+    }
+    if (log && lines.empty()) spdlog::info("nothing left that cannot be fixed");
     st.memory.unfixable = std::move(lines);
     return true;
 }
@@ -131,9 +134,10 @@ bool report_unfixable(SchedulerState& st, const goals::Plan& plan, bool commit,
 /// Brokers the plan treats differently than their liveness says (a
 /// flapping broker's raised grace, an unstable broker): one info line each
 /// when that starts or changes and when it ends, and journaled with the
-/// round, not every round. Returns whether they changed; a dry run
-/// (`commit` false) remembers nothing.
-bool report_broker_notes(SchedulerState& st, const goals::Plan& plan, bool commit,
+/// round, not every round (nor logged again while recovery replays: `log`
+/// false). Returns whether they changed; a dry run (`commit` false)
+/// remembers nothing.
+bool report_broker_notes(SchedulerState& st, const goals::Plan& plan, bool commit, bool log,
                          std::vector<events::BrokerNote>* out) {
     std::vector<std::string> lines;
     for (const goals::BrokerNote& n : plan.broker_notes) {
@@ -143,8 +147,8 @@ bool report_broker_notes(SchedulerState& st, const goals::Plan& plan, bool commi
     if (lines == st.memory.broker_notes) return false;
     if (!commit) return true;
     for (const std::string& line : lines) {
-        if (std::find(st.memory.broker_notes.begin(), st.memory.broker_notes.end(), line) ==
-            st.memory.broker_notes.end()) {
+        if (log && std::find(st.memory.broker_notes.begin(), st.memory.broker_notes.end(), line) ==
+                       st.memory.broker_notes.end()) {
             spdlog::info("broker {}", line);
         }
     }
@@ -152,7 +156,7 @@ bool report_broker_notes(SchedulerState& st, const goals::Plan& plan, bool commi
         const std::string id = was.substr(0, was.find(':'));
         const bool still = std::any_of(lines.begin(), lines.end(),
                                        [&](const std::string& line) { return line.substr(0, line.find(':')) == id; });
-        if (!still) spdlog::info("broker {}: nothing to note any more (alive and stable, or fenced within its grace)", id);
+        if (log && !still) spdlog::info("broker {}: nothing to note any more (alive and stable, or fenced within its grace)", id);
     }
     st.memory.broker_notes = std::move(lines);
     return true;
@@ -229,9 +233,9 @@ caf::result<DecisionPtr> plan_round(SchedulerSelf* self, const PlanInput& input)
     std::vector<events::Unfixable> unfixable;
     std::vector<std::string> unfixable_lines;
     const bool unfixable_changed =
-        report_unfixable(st, plan, !input.dry_run, &unfixable, &unfixable_lines);
+        report_unfixable(st, plan, !input.dry_run, !input.quiet, &unfixable, &unfixable_lines);
     std::vector<events::BrokerNote> broker_notes;
-    const bool notes_changed = report_broker_notes(st, plan, !input.dry_run, &broker_notes);
+    const bool notes_changed = report_broker_notes(st, plan, !input.dry_run, !input.quiet, &broker_notes);
     if (!input.dry_run && gated.accepted.empty() && gated.held.empty() && !unfixable_changed && !notes_changed) {
         auto nothing = std::make_shared<Decision>();
         nothing->replan_at_ms = plan.replan_at_ms;
