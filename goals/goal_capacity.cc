@@ -106,7 +106,8 @@ private:
     bool shed_one(GoalContext& context, ReplicaLists& lists, uint32_t s, bool& out_of_budget) const {
         PlanningState& state = context.state();
         uint32_t tried = 0;
-        for (const auto& [count, d] : state.order_by_replicas()) {
+        for (const auto& [count, destination] : state.order_by_replicas()) {
+            const uint32_t d = destination;  // a lambda below takes it: clang captures no structured binding
             const int32_t room_max = state.capacity(d).replicas_max;
             const bool full = room_max > 0 && count >= room_max;
             // Skipped before counting: the destinations_max next in line are tried.

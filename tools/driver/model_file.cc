@@ -37,7 +37,8 @@ public:
             fail(path, "expected an object");
             return false;
         }
-        for (const auto& [key, value] : object.items()) {
+        for (const auto& item : object.items()) {
+            const std::string& key = item.key();
             if (std::find_if(known.begin(), known.end(), [&](const char* k) { return key == k; }) != known.end()) {
                 continue;
             }
