@@ -1,27 +1,18 @@
 #include "actors/broker_actor.h"
 
-#include <algorithm>
 #include <cassert>
 
 #include <caf/all.hpp>
 
 #include "actors/supervision.h"
+#include "goals/broker_stability.h"
 
 namespace ballast::actors {
 
 namespace {
 
 void set_liveness(BrokerRecord& record, goals::Liveness liveness, int64_t time_ms) {
-    // Only a change restarts the failure grace clock: a repeated "fenced"
-    // from a metadata poll must not postpone the broker's evacuation.
-    if (record.liveness != liveness) {
-        record.liveness = liveness;
-        record.liveness_changed_ms = time_ms;
-        if (liveness == goals::Liveness::fenced) {
-            std::copy_backward(record.fenced_ms.begin(), record.fenced_ms.end() - 1, record.fenced_ms.end());
-            record.fenced_ms[0] = time_ms;
-        }
-    }
+    goals::change_liveness(record.liveness, record.liveness_changed_ms, record.fenced_ms, liveness, time_ms);
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 /// until it has been alive for `broker_stable_ms` without a break. Pure: from
 /// the broker's fence history and the plan's clock, as every round decides.
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -32,5 +34,20 @@ struct BrokerStability {
 };
 
 BrokerStability broker_stability(const Broker& broker, int64_t now_ms, const PlannerConfig& config);
+
+/// A broker's liveness becomes `next` at `time_ms`. Only a change counts (a
+/// repeated "fenced" from a metadata poll must not restart the grace), and
+/// each change into fenced is one fencing, newest first in `fenced_ms`. The
+/// broker actor keeps its record by this rule; the simulator's checks
+/// repeat it from the stream.
+inline void change_liveness(Liveness& liveness, int64_t& changed_ms,
+                            std::array<int64_t, Broker::fence_history>& fenced_ms, Liveness next, int64_t time_ms) {
+    if (liveness == next) return;
+    liveness = next;
+    changed_ms = time_ms;
+    if (next != Liveness::fenced) return;
+    std::copy_backward(fenced_ms.begin(), fenced_ms.end() - 1, fenced_ms.end());
+    fenced_ms[0] = time_ms;
+}
 
 }  // namespace ballast::goals

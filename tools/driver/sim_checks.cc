@@ -71,21 +71,14 @@ bool SimChecker::dead(int32_t id, int64_t now_ms) const {
 }
 
 goals::Broker SimChecker::broker_as_of(int32_t id, int64_t time_ms, bool inclusive) const {
-    // The broker actor's rule (actors/broker_actor.cc): only a change of
-    // liveness counts, and each change into fenced is one fencing.
+    // The broker actor's rule (goals::change_liveness), replayed up to `time_ms`.
     goals::Broker b;
     b.id = id;
     auto it = _liveness_changes.find(id);
     if (it == _liveness_changes.end()) return b;
     for (const LivenessChange& c : it->second) {
         if (c.time_ms > time_ms || (!inclusive && c.time_ms == time_ms)) break;
-        if (c.liveness == b.liveness) continue;
-        b.liveness = c.liveness;
-        b.liveness_changed_ms = c.time_ms;
-        if (c.liveness == goals::Liveness::fenced) {
-            std::copy_backward(b.fenced_ms.begin(), b.fenced_ms.end() - 1, b.fenced_ms.end());
-            b.fenced_ms[0] = c.time_ms;
-        }
+        goals::change_liveness(b.liveness, b.liveness_changed_ms, b.fenced_ms, c.liveness, c.time_ms);
     }
     return b;
 }
