@@ -47,9 +47,9 @@ nlohmann::ordered_json load_json(const goals::BrokerLoad& l) {
 
 int run_plan(const Context& ctx, const PlanOptions& options) {
     if (!options.model.model_path.empty()) return run_model_plan(ctx, options.model, options.overrides, options.json);
-    if (options.model.complete || !options.model.assignment_out.empty()) {
+    if (options.model.complete || !options.model.assignment_out.empty() || !options.model.score_assignment.empty()) {
         return report_error(events::make_error(events::ErrorCode::invalid_argument,
-                                               "--complete and --assignment-out plan on --model FILE.json"));
+                                               "--complete, --assignment-out and --score-assignment need --model FILE.json"));
     }
     events::Result<events::Config> config = load_config(ctx.global);
     if (!config) return report_error(config.error());
@@ -140,6 +140,12 @@ void register_plan_command(CLI::App& app, Context& ctx) {
                    "no cooldowns), and print the totals");
     plan->add_option("--assignment-out", options->model.assignment_out,
                      "With --model: write the final assignment as kafka-reassign-partitions --execute reads it");
+    plan->add_option("--score-assignment", options->model.score_assignment,
+                     "With --model: plan nothing; judge this final assignment (kafka-reassign-partitions JSON, "
+                     "another balancer's answer) with the same totals")
+        ->check(CLI::ExistingFile)
+        ->excludes("--complete")
+        ->excludes("--assignment-out");
     plan->callback([&ctx, options] { ctx.exit_code = run_plan(ctx, *options); });
 }
 

@@ -4,6 +4,8 @@
 #include <cinttypes>
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -26,11 +28,17 @@ struct Totals {
     double planning_s = 0;
     bool converged = true;
     std::vector<std::string> unfixable;  // of the last round
+    /// Per goal that proposed them: actions, and the bytes their copies carry.
+    std::map<std::string, std::pair<uint64_t, double>> by_goal;
 };
 
-void count(const goals::Plan& plan, Totals& t) {
+void count(const goals::ClusterModel& model, const goals::Plan& plan, Totals& t) {
     t.rounds++;
     for (const goals::Action& a : plan.actions) {
+        auto& [actions, bytes] = t.by_goal[goals::goal_name(a.goal)];
+        actions++;
+        if (a.kind != goals::ActionKind::leader) bytes += model.partitions[a.partition].load.size_bytes;
+        if (a.kind == goals::ActionKind::swap) bytes += model.partitions[a.swap_partition].load.size_bytes;
         switch (a.kind) {
             case goals::ActionKind::move: t.moves++; break;
             case goals::ActionKind::swap: t.swaps++; break;
@@ -74,7 +82,16 @@ int run_model_plan(const Context& ctx, const ModelPlanOptions& options, const st
     Totals totals;
     goals::ClusterModel now = *model;
     std::vector<std::string> actions;  // one line each, single round only
-    for (;;) {
+    if (!options.score_assignment.empty()) {
+        std::ifstream in(options.score_assignment);
+        if (!in) return report_error(options.score_assignment + ": cannot be read");
+        std::stringstream text;
+        text << in.rdbuf();
+        events::Result<goals::ClusterModel> scored = driver::apply_assignment_json(*model, text.str(), options.score_assignment);
+        if (!scored) return report_error(scored.error());
+        now = std::move(*scored);
+    }
+    while (options.score_assignment.empty()) {
         const auto started = std::chrono::steady_clock::now();
         const goals::Plan plan = goals::plan(now, planner);
         totals.planning_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -87,7 +104,7 @@ int run_model_plan(const Context& ctx, const ModelPlanOptions& options, const st
             totals.unfixable.push_back(what + " (" + goals::goal_name(u.goal) + "): " + u.reason);
         }
         if (plan.actions.empty()) break;
-        count(plan, totals);
+        count(now, plan, totals);
         if (!options.complete) {
             for (const goals::Action& a : plan.actions) {
                 actions.push_back(driver::describe_action(actors::to_event_action(now, a, 0)));
@@ -120,6 +137,7 @@ int run_model_plan(const Context& ctx, const ModelPlanOptions& options, const st
         out["partitions"] = model->partitions.size();
         out["replicas"] = model->replicas.size();
         out["complete"] = options.complete;
+        if (!options.score_assignment.empty()) out["scored"] = options.score_assignment;
         out["converged"] = totals.converged;
         out["rounds"] = totals.rounds;
         out["planning_s"] = totals.planning_s;
@@ -133,6 +151,11 @@ int run_model_plan(const Context& ctx, const ModelPlanOptions& options, const st
         out["before"] = balance_json(before);
         out["after"] = balance_json(after);
         out["violated_after"] = violated;
+        nlohmann::ordered_json by_goal = nlohmann::ordered_json::object();
+        for (const auto& [goal, counted] : totals.by_goal) {
+            by_goal[goal] = {{"actions", counted.first}, {"bytes_copied", counted.second}};
+        }
+        out["by_goal"] = by_goal;
         out["unfixable"] = totals.unfixable;
         if (!options.complete) out["actions"] = actions;
         std::printf("%s\n", out.dump().c_str());
@@ -141,11 +164,17 @@ int run_model_plan(const Context& ctx, const ModelPlanOptions& options, const st
     std::printf("model %s: %zu brokers, %zu racks, %zu partitions, %zu replicas\n", options.model_path.c_str(),
                 model->brokers.size(), model->racks.size(), model->partitions.size(), model->replicas.size());
     const std::string rounds = options.complete ? "complete plan, " + std::to_string(totals.rounds) + " rounds" : "one round";
-    std::printf("%s: %" PRIu64 " moves, %" PRIu64 " swaps, %" PRIu64 " leader changes, planned in %.1f ms%s\n",
+    if (!options.score_assignment.empty()) {
+        std::printf("scored the assignment in %s (nothing planned)\n", options.score_assignment.c_str());
+    } else std::printf("%s: %" PRIu64 " moves, %" PRIu64 " swaps, %" PRIu64 " leader changes, planned in %.1f ms%s\n",
                 rounds.c_str(), totals.moves, totals.swaps, totals.leaders, totals.planning_s * 1000,
                 totals.converged ? "" : " (stopped: still planning after the round limit, a sign of partitions traded "
                                         "back and forth)");
     for (const std::string& line : actions) std::printf("  %s\n", line.c_str());
+    for (const auto& [goal, counted] : totals.by_goal) {
+        std::printf("  %-36s %8" PRIu64 " actions, %s copied\n", goal.c_str(), counted.first,
+                    driver::format_bytes(static_cast<uint64_t>(counted.second)).c_str());
+    }
     std::printf("moved: %u partitions, %u replicas, %s; %u leaders changed\n", moved.partitions_moved,
                 moved.replicas_moved, driver::format_bytes(static_cast<uint64_t>(moved.bytes_moved)).c_str(),
                 moved.leaders_changed);

@@ -147,8 +147,59 @@ TEST(PlanModel, ABadModelIsNamedFieldByField) {
     EXPECT_TRUE(contains(error_of(twice), "partitions[1]: payments-0 is listed twice"));
     const auto journal_only = ballast("plan --complete");
     EXPECT_NE(journal_only.exit_code, 0);
-    EXPECT_TRUE(contains(journal_only.out, "--complete and --assignment-out plan on --model FILE.json"))
+    EXPECT_TRUE(contains(journal_only.out, "--complete, --assignment-out and --score-assignment need --model FILE.json"))
         << journal_only.out;
+}
+
+TEST(PlanModel, AnotherBalancersAssignmentIsScoredWithTheSameTotals) {
+    TempDir dir;
+    const json model = crowded_model(120);
+    const std::string path = write(dir, "model.json", model);
+    const std::string assignment = dir / "assignment.json";
+    const auto planned = ballast("plan --model " + path + " --complete --json --assignment-out " + assignment);
+    ASSERT_EQ(planned.exit_code, 0) << planned.out;
+    const json plan = json::parse(planned.out);
+
+    // The plan's own answer, scored: the same data moved and the same
+    // balance after, with nothing planned.
+    const auto scored = ballast("plan --model " + path + " --score-assignment " + assignment + " --json");
+    ASSERT_EQ(scored.exit_code, 0) << scored.out;
+    const json score = json::parse(scored.out);
+    EXPECT_EQ(score["rounds"], 0) << scored.out;
+    EXPECT_EQ(score["moves"], 0);
+    for (const char* key : {"partitions_moved", "replicas_moved", "bytes_moved", "leaders_changed", "after"}) {
+        EXPECT_EQ(score[key], plan[key]) << key;
+    }
+
+    // A hand-made answer: one partition's replicas swapped for two empty
+    // brokers' and its leadership given to the second, as a peer would write.
+    const json first = model["partitions"][0];
+    const std::string mine = write(dir, "mine.json", {{"version", 1},
+                                                      {"partitions", {{{"topic", first["topic"]},
+                                                                       {"partition", first["partition"]},
+                                                                       {"replicas", {5, 4}}}}}});
+    const auto one = ballast("plan --model " + path + " --score-assignment " + mine + " --json");
+    ASSERT_EQ(one.exit_code, 0) << one.out;
+    const json moved = json::parse(one.out);
+    EXPECT_EQ(moved["partitions_moved"], 1);
+    EXPECT_EQ(moved["replicas_moved"], 2);
+    EXPECT_DOUBLE_EQ(moved["bytes_moved"].get<double>(), 2 * first["size_bytes"].get<double>());
+    EXPECT_EQ(moved["leaders_changed"], 1);
+    EXPECT_EQ(moved["after"]["replicas_min"], 0) << "broker 6 still holds nothing";
+
+    auto error_of = [&](const json& doc) {
+        const auto run = ballast("plan --model " + path + " --score-assignment " + write(dir, "bad.json", doc));
+        EXPECT_NE(run.exit_code, 0) << run.out;
+        return run.out;
+    };
+    const json stranger = {{"partitions", {{{"topic", "orders"}, {"partition", 0}, {"replicas", {1, 9}}}}}};
+    EXPECT_TRUE(contains(error_of(stranger), "partitions[0].replicas[1]: 9 is not a broker of the model"));
+    const json shrunk = {{"partitions", {{{"topic", "orders"}, {"partition", 0}, {"replicas", {1}}}}}};
+    EXPECT_TRUE(contains(error_of(shrunk), "partitions[0].replicas: 1 replicas where the model has 2"));
+    const json missing = {{"partitions", {{{"topic", "orders"}, {"partition", 999}, {"replicas", {1, 2}}}}}};
+    EXPECT_TRUE(contains(error_of(missing), "partitions[0]: orders-999 is not in the model"));
+    const auto both = ballast("plan --model " + path + " --complete --score-assignment " + mine);
+    EXPECT_NE(both.exit_code, 0) << "scoring plans nothing: --complete makes no sense with it";
 }
 
 }  // namespace

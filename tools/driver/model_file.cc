@@ -316,4 +316,63 @@ std::string reassignment_json(const goals::ClusterModel& before, const goals::Cl
     return out.dump(2) + "\n";
 }
 
+events::Result<goals::ClusterModel> apply_assignment_json(const goals::ClusterModel& model, std::string_view text,
+                                                          const std::string& what) {
+    auto bad = [&](const std::string& path, const std::string& problem) {
+        return events::make_error(events::ErrorCode::invalid_argument, what + ": " + path + ": " + problem);
+    };
+    json doc = json::parse(text, nullptr, false);
+    if (doc.is_discarded()) return events::make_error(events::ErrorCode::invalid_argument, what + ": not valid JSON");
+    if (!doc.is_object() || !doc.contains("partitions") || !doc["partitions"].is_array()) {
+        return bad("partitions", "expected an array (the JSON kafka-reassign-partitions --execute reads)");
+    }
+    std::map<std::pair<std::string_view, int32_t>, uint32_t> index;  // (topic, partition) -> model index
+    for (uint32_t i = 0; i < model.partitions.size(); i++) {
+        const goals::Partition& p = model.partitions[i];
+        index.emplace(std::make_pair(std::string_view(model.topics[p.topic]), p.partition), i);
+    }
+    std::set<int32_t> broker_ids;
+    for (const goals::Broker& b : model.brokers) broker_ids.insert(b.id);
+
+    goals::ClusterModel out = model;
+    std::set<uint32_t> seen;
+    const json& listed = doc["partitions"];
+    for (size_t i = 0; i < listed.size(); i++) {
+        const json& e = listed[i];
+        const std::string path = "partitions[" + std::to_string(i) + "]";
+        if (!e.is_object() || !e.contains("topic") || !e["topic"].is_string() || !e.contains("partition") ||
+            !e["partition"].is_number_integer() || !e.contains("replicas") || !e["replicas"].is_array()) {
+            return bad(path, "expected {\"topic\": string, \"partition\": integer, \"replicas\": [broker ids]}");
+        }
+        const std::string topic = e["topic"].get<std::string>();
+        const int64_t partition = e["partition"].get<int64_t>();
+        auto at = partition >= 0 && partition <= INT32_MAX
+                      ? index.find({std::string_view(topic), static_cast<int32_t>(partition)})
+                      : index.end();
+        if (at == index.end()) return bad(path, topic + "-" + std::to_string(partition) + " is not in the model");
+        if (!seen.insert(at->second).second) return bad(path, topic + "-" + std::to_string(partition) + " is listed twice");
+        goals::Partition& p = out.partitions[at->second];
+        const json& replicas = e["replicas"];
+        if (replicas.size() != p.replica_count) {
+            return bad(path + ".replicas", std::to_string(replicas.size()) + " replicas where the model has " +
+                                               std::to_string(p.replica_count) + " (changing the replication factor is not scored)");
+        }
+        std::vector<int32_t> list;
+        for (size_t r = 0; r < replicas.size(); r++) {
+            const std::string rp = path + ".replicas[" + std::to_string(r) + "]";
+            if (!replicas[r].is_number_integer() || !broker_ids.count(replicas[r].get<int32_t>())) {
+                return bad(rp, replicas[r].dump() + " is not a broker of the model");
+            }
+            const int32_t id = replicas[r].get<int32_t>();
+            if (std::find(list.begin(), list.end(), id) != list.end()) {
+                return bad(rp, "broker " + std::to_string(id) + " holds the partition twice");
+            }
+            list.push_back(id);
+        }
+        std::copy(list.begin(), list.end(), out.replicas.begin() + p.replica_begin);
+        p.leader = list.front();
+    }
+    return out;
+}
+
 }  // namespace ballast::driver

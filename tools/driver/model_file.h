@@ -55,4 +55,13 @@ MovedSummary moved_between(const goals::ClusterModel& before, const goals::Clust
 /// preferred leader) differs.
 std::string reassignment_json(const goals::ClusterModel& before, const goals::ClusterModel& after);
 
+/// `model` with a final assignment in that same JSON applied (another
+/// balancer's answer, so one scorer judges both sides): each listed
+/// partition gets the listed replicas, and its first as the leader, as the
+/// preferred election after a reassignment makes it. Errors name the entry
+/// ("partitions[3].replicas"): a partition or broker the model lacks, a
+/// replica count that differs, a partition listed twice.
+events::Result<goals::ClusterModel> apply_assignment_json(const goals::ClusterModel& model, std::string_view text,
+                                                          const std::string& what);
+
 }  // namespace ballast::driver

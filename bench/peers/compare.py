@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Ballast and Cruise Control side by side on the same seeded models.
+
+  bench/peers/compare.py [--build build] [--models NAME,...] [--seed N] [--work DIR] [--json]
+
+For each model: bench/peers/model_gen writes it; `ballast plan --model M --complete` plans
+it to the end and writes its final assignment; when CRUISE_CONTROL_CLASSPATH is set
+(bench/peers/README.md says how to build Cruise Control), bench/peers/cruise-control-plan
+runs Cruise Control's optimizer on the same file and writes its final assignment. Both
+assignments are then judged by one scorer (`ballast plan --model M --score-assignment A`),
+so every row below is measured the same way on both sides; only the planning time comes
+from each balancer itself. Without Cruise Control it prints Ballast's column alone.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+# name: model_gen arguments. From AutoMQ's own planning size (20 brokers, 100,000 RF1) to
+# 300 brokers / 300,000 RF3; one with brokers of two sizes.
+MODELS = {
+    "20b_100k_rf1": ["--brokers", "20", "--partitions", "100000", "--rf", "1", "--racks", "1"],
+    "100b_100k_rf3": ["--brokers", "100", "--partitions", "100000", "--rf", "3", "--racks", "4"],
+    "100b_100k_rf3_mixed": ["--brokers", "100", "--partitions", "100000", "--rf", "3", "--racks", "4",
+                            "--mixed-capacity"],
+    "300b_300k_rf3": ["--brokers", "300", "--partitions", "300000", "--rf", "3", "--racks", "3"],
+}
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def run(cmd, what):
+    started = time.monotonic()
+    done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        sys.exit(f"compare: {what} failed (exit {done.returncode}): {' '.join(cmd)}\n{done.stderr.strip()}")
+    return done.stdout, time.monotonic() - started
+
+
+def last_json(text, what):
+    for line in reversed(text.strip().splitlines()):
+        if line.startswith("{"):
+            return json.loads(line)
+    sys.exit(f"compare: {what} printed no JSON line:\n{text}")
+
+
+def fmt_bytes(b):
+    for unit in ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]:
+        if abs(b) < 1024 or unit == "PiB":
+            return f"{b:.1f} {unit}"
+        b /= 1024
+
+
+def row_values(score, planning_s):
+    a = score["after"]
+    return {
+        "planning time": f"{planning_s:.2f} s",
+        "partitions moved": str(score["partitions_moved"]),
+        "replicas moved": str(score["replicas_moved"]),
+        "bytes moved": fmt_bytes(score["bytes_moved"]),
+        "leaders changed": str(score["leaders_changed"]),
+        "network in max/mean": f"{a['network_in_max_mean']:.3f}",
+        "network in min/mean": f"{a['network_in_min_mean']:.3f}",
+        "network out max/mean": f"{a['network_out_max_mean']:.3f}",
+        "network out min/mean": f"{a['network_out_min_mean']:.3f}",
+        "disk max/mean": f"{a['disk_max_mean']:.3f}",
+        "disk min/mean": f"{a['disk_min_mean']:.3f}",
+        "replicas per broker": f"{a['replicas_min']}-{a['replicas_max']}",
+        "leaders per broker": f"{a['leaders_min']}-{a['leaders_max']}",
+        "rack violations": str(a["rack_violations"]),
+        "brokers over capacity": str(a["brokers_over_capacity"]),
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"), help="meson build directory (default: build)")
+    parser.add_argument("--models", default=",".join(MODELS), help="comma-separated, of: " + ", ".join(MODELS))
+    parser.add_argument("--seed", default="1", help="model_gen seed (default 1)")
+    parser.add_argument("--work", default="/tmp/ballast-peers", help="where models and assignments go")
+    parser.add_argument("--json", action="store_true", help="one JSON object per model instead of the table")
+    args = parser.parse_args()
+
+    ballast = os.path.join(args.build, "tools", "ballast")
+    model_gen = os.path.join(args.build, "bench", "peers", "model_gen")
+    for path in (ballast, model_gen):
+        if not os.access(path, os.X_OK):
+            sys.exit(f"compare: {path} is missing: build it (meson compile -C {args.build})")
+    names = [n for n in args.models.split(",") if n]
+    for n in names:
+        if n not in MODELS:
+            sys.exit(f"compare: unknown model {n!r} (known: {', '.join(MODELS)})")
+    cruise = os.environ.get("CRUISE_CONTROL_CLASSPATH")
+    os.makedirs(args.work, exist_ok=True)
+
+    results = []
+    for name in names:
+        model = os.path.join(args.work, f"{name}-s{args.seed}.json")
+        run([model_gen, *MODELS[name], "--seed", args.seed, "--out", model], f"model_gen {name}")
+        sides = {}
+        ours = os.path.join(args.work, f"{name}-s{args.seed}.ballast.json")
+        out, _ = run([ballast, "plan", "--model", model, "--complete", "--json", "--assignment-out", ours],
+                     f"ballast plan {name}")
+        plan = last_json(out, "ballast plan")
+        score = last_json(run([ballast, "plan", "--model", model, "--score-assignment", ours, "--json"],
+                              "score")[0], "score")
+        sides["ballast"] = {"planning_s": plan["planning_s"], "rounds": plan["rounds"], "score": score,
+                            "goals_not_met": plan["violated_after"]}
+        if cruise:
+            theirs = os.path.join(args.work, f"{name}-s{args.seed}.cruise-control.json")
+            out, _ = run([os.path.join(HERE, "cruise-control-plan"), "--model", model, "--assignment-out", theirs,
+                          "--json"], f"cruise-control-plan {name}")
+            cc = last_json(out, "cruise-control-plan")
+            score = last_json(run([ballast, "plan", "--model", model, "--score-assignment", theirs, "--json"],
+                                  "score")[0], "score")
+            sides["cruise_control"] = {"planning_s": cc["planning_s"], "score": score, "harness": cc}
+        results.append({"model": name, "seed": args.seed, "brokers": plan["brokers"], "partitions": plan["partitions"],
+                        "replicas": plan["replicas"], "before": plan["before"], "sides": sides})
+        if args.json:
+            print(json.dumps(results[-1]), flush=True)
+        else:
+            print_table(results[-1])
+    if not cruise and not args.json:
+        print("(CRUISE_CONTROL_CLASSPATH is not set: Ballast's side alone; bench/peers/README.md says how to build "
+              "Cruise Control)")
+
+
+def print_table(r):
+    print(f"\n{r['model']} (seed {r['seed']}): {r['brokers']} brokers, {r['partitions']} partitions, "
+          f"{r['replicas']} replicas")
+    before = row_values({"after": r["before"], "partitions_moved": 0, "replicas_moved": 0, "bytes_moved": 0,
+                         "leaders_changed": 0}, 0)
+    columns = [("before", before)]
+    for side, label in (("ballast", "Ballast"), ("cruise_control", "Cruise Control")):
+        if side in r["sides"]:
+            s = r["sides"][side]
+            columns.append((label, row_values(s["score"], s["planning_s"])))
+    print(f"{'':24}" + "".join(f"{label:>18}" for label, _ in columns))
+    for key in before:
+        cells = ["" if label == "before" and key in ("planning time", "partitions moved", "replicas moved",
+                                                    "bytes moved", "leaders changed") else values[key]
+                 for label, values in columns]
+        print(f"{key:24}" + "".join(f"{c:>18}" for c in cells))
+    if "cruise_control" in r["sides"]:
+        ratio = r["sides"]["cruise_control"]["planning_s"] / max(r["sides"]["ballast"]["planning_s"], 1e-9)
+        print(f"{'Ballast faster by':24}{'':18}{ratio:17.0f}x")
+    goals = r["sides"]["ballast"]["goals_not_met"]
+    print(f"Ballast's goals not met after its plan: {', '.join(goals) if goals else 'none'}")
+
+
+if __name__ == "__main__":
+    main()
