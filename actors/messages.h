@@ -158,6 +158,7 @@ struct PlanInput {
     int64_t now_ms = 0;
     bool quiet = false;                      // recovery: the journal already holds what follows
     bool dry_run = false;                    // `ballast plan`: decide, change nothing
+    size_t pending = 0;                      // dry run: the last executor->inflight wait for their Tick
     std::vector<BrokerRecord> brokers;       // sorted by id
     /// The table as of the barrier: read slots below `slot_count` with
     /// `PartitionTable::read(slot, epoch)`; the actors may be past it.
@@ -197,6 +198,11 @@ struct Decision {
     std::vector<std::string> unfixable;
     std::vector<std::string> violated_before;
     std::vector<std::string> violated_after;
+    /// The actions the dry run planned around as in flight: running ones, and
+    /// (the last `pending` of them) a decided round's still waiting for its
+    /// Tick, so `ballast plan` says what its round comes after.
+    std::vector<events::Action> in_flight;
+    size_t pending = 0;
 };
 using DecisionPtr = std::shared_ptr<const Decision>;
 

@@ -91,6 +91,7 @@ void finish_barrier(RouterSelf* self) {
         // run plans with its actions in flight, as the next round will.
         auto view = std::make_shared<ExecutorView>(*b.executor);
         for (const TrackedAction& t : st.round.decision->accepted) view->inflight.push_back(t);
+        input->pending = st.round.decision->accepted.size();
         input->executor = std::move(view);
     }
     input->quiet = b.seq <= st.quiet_until_seq;

@@ -282,6 +282,8 @@ caf::result<DecisionPtr> plan_round(SchedulerSelf* self, const PlanInput& input)
     if (input.dry_run) {
         summarize(st, plan, gated, *decision);
         decision->unfixable = unfixable_lines;
+        for (const TrackedAction& t : input.executor->inflight) decision->in_flight.push_back(t.action);
+        decision->pending = input.pending;
         return DecisionPtr(decision);
     }
     st.memory.round = round;

@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 
 #include "tools/cli_common.h"
 #include "tools/commands.h"
@@ -54,6 +55,9 @@ int run_plan(const Context& ctx, const PlanOptions& options) {
     events::Result<events::Config> config = load_config(ctx.global);
     if (!config) return report_error(config.error());
     setup_logging(*config);
+    // The replay's own info lines (brokers registered, ...) are the
+    // journal's history, not the plan: only warnings and errors show.
+    if (spdlog::get_level() == spdlog::level::info) spdlog::set_level(spdlog::level::warn);
     const std::string path =
         options.journal.empty() ? config->get_string("ballast.journal.path") : options.journal;
     events::Result<driver::ReplaySource> source = driver::open_replay_source(path, driver::ReplayStart::newest, UINT64_MAX);
@@ -78,6 +82,12 @@ int run_plan(const Context& ctx, const PlanOptions& options) {
         out["violated_before"] = d.violated_before;
         out["violated_after"] = d.violated_after;
         out["unfixable"] = d.unfixable;
+        nlohmann::ordered_json in_flight = nlohmann::ordered_json::array();
+        for (size_t i = 0; i < d.in_flight.size(); i++) {
+            in_flight.push_back({{"action", driver::describe_action(d.in_flight[i])},
+                                 {"waiting_for_tick", i + d.pending >= d.in_flight.size()}});
+        }
+        out["in_flight"] = in_flight;
         nlohmann::ordered_json brokers = nlohmann::ordered_json::array();
         for (const actors::BrokerSummary& b : d.brokers) {
             brokers.push_back({{"broker_id", b.id},
@@ -100,6 +110,19 @@ int run_plan(const Context& ctx, const PlanOptions& options) {
     };
     std::printf("goals not met now: %s\n", goals_line(d.violated_before).c_str());
     std::printf("goals not met after the plan: %s\n", goals_line(d.violated_after).c_str());
+    if (!d.in_flight.empty()) {
+        // What this round comes after: without it, a round planned around
+        // running actions reads as if they were not needed.
+        std::printf("\nplanned around %zu action(s) in flight", d.in_flight.size());
+        if (d.pending > 0) std::printf(" (the last %zu decided, waiting for their Tick to take effect)", d.pending);
+        std::printf(":\n");
+        constexpr size_t listed_max = 20;
+        for (size_t i = 0; i < d.in_flight.size() && i < listed_max; i++) {
+            std::printf("  %s%s\n", driver::describe_action(d.in_flight[i]).c_str(),
+                        i + d.pending >= d.in_flight.size() ? "  (waiting for its Tick)" : "");
+        }
+        if (d.in_flight.size() > listed_max) std::printf("  ... and %zu more\n", d.in_flight.size() - listed_max);
+    }
     std::printf("\n%zu action(s) the gate would release now:\n", planned.actions.size());
     for (const events::Action& a : planned.actions) std::printf("  %s\n", driver::describe_action(a).c_str());
     if (!planned.held.empty()) {

@@ -3,7 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <sstream>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "actors/engine.h"
 #include "tests/support/ballast_cli.h"
@@ -20,7 +24,8 @@ using testing::ballast;
 using testing::contains;
 
 /// A journal written by a live engine from a seeded stream, with decisions.
-void write_journal(const std::string& path, uint64_t seed, std::vector<std::string> settings = {}) {
+void write_journal(const std::string& path, uint64_t seed, std::vector<std::string> settings = {},
+                   int64_t duration_ms = 120'000) {
     events::Config config = events::Config::defaults();
     for (const char* s : {"ballast.cluster.flavor=automq", "ballast.journal.sync=false",
                           "autobalancer.controller.anomaly.detect.interval.ms=10000",
@@ -36,7 +41,7 @@ void write_journal(const std::string& path, uint64_t seed, std::vector<std::stri
     options.port = &port;
     auto engine = actors::Engine::start(std::move(options));
     ASSERT_TRUE(engine.ok()) << engine.error().to_string();
-    ASSERT_TRUE((*engine)->feed(testing::random_stream(seed)).ok());
+    ASSERT_TRUE((*engine)->feed(testing::random_stream(seed, duration_ms)).ok());
     ASSERT_TRUE((*engine)->wait_idle().ok());
 }
 
@@ -104,6 +109,60 @@ TEST(EngineCli, PlanPrintsActionsAndBrokerLoadsBeforeAndAfter) {
     Outcome json = ballast("plan --json --journal " + (dir / "j"));
     EXPECT_EQ(json.exit_code, 0) << json.out;
     EXPECT_TRUE(contains(json.out, "\"brokers\":[{\"broker_id\":1")) << json.out;
+}
+
+/// The fake port completes nothing: every action the journal's rounds
+/// submitted is still running at its end, and the plan lists them as what
+/// its round comes after (else "0 actions" reads as "nothing to do").
+TEST(EngineCli, PlanListsTheActionsInFlightItPlansAround) {
+    TempDir dir;
+    write_journal(dir / "j", 7);
+    Outcome planned = ballast("log show --json --type actions_planned --journal " + (dir / "j"));
+    ASSERT_EQ(planned.exit_code, 0) << planned.out;
+    std::set<uint64_t> submitted;
+    std::istringstream lines(planned.out);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.empty() || line[0] != '{') continue;
+        const nlohmann::json event = nlohmann::json::parse(line);
+        for (const auto& a : event["actions"]) submitted.insert(a["action_id"].get<uint64_t>());
+    }
+    ASSERT_GT(submitted.size(), 0u) << planned.out;
+
+    Outcome plan = ballast("plan --journal " + (dir / "j"));
+    EXPECT_EQ(plan.exit_code, 0) << plan.out;
+    EXPECT_TRUE(contains(plan.out, "planned around " + std::to_string(submitted.size()) + " action(s) in flight:"))
+        << plan.out;
+    EXPECT_FALSE(contains(plan.out, "waiting for")) << "no decision delay: every decision took effect at once";
+    EXPECT_FALSE(contains(plan.out, " registered (rack")) << "the replay's history is not the plan:\n" << plan.out;
+    Outcome json = ballast("plan --json --journal " + (dir / "j"));
+    ASSERT_EQ(json.exit_code, 0) << json.out;
+    EXPECT_EQ(nlohmann::json::parse(json.out)["in_flight"].size(), submitted.size()) << json.out;
+}
+
+/// With a decision delay, a journal that ends after a round decided and
+/// before the Tick that lets the decision take effect: the dry run plans
+/// with those actions in flight (the next round will), and says they wait.
+TEST(EngineCli, PlanNamesADecisionStillWaitingForItsTick) {
+    bool found = false;
+    // The stream's length decides where it ends; some lengths end inside a
+    // round's delay.
+    for (int64_t seconds = 15; seconds <= 60 && !found; seconds++) {
+        TempDir dir;
+        write_journal(dir / "j", 7, {"ballast.planner.decision.delay.ms=5000"}, seconds * 1000);
+        Outcome json = ballast("plan --json --journal " + (dir / "j"));
+        ASSERT_EQ(json.exit_code, 0) << json.out;
+        size_t waiting = 0;
+        const nlohmann::json out = nlohmann::json::parse(json.out);
+        for (const auto& a : out["in_flight"]) waiting += a["waiting_for_tick"].get<bool>();
+        if (waiting == 0) continue;
+        found = true;
+        Outcome plan = ballast("plan --journal " + (dir / "j"));
+        EXPECT_TRUE(contains(plan.out, "(the last " + std::to_string(waiting) +
+                                           " decided, waiting for their Tick to take effect)"))
+            << plan.out;
+        EXPECT_TRUE(contains(plan.out, "  (waiting for its Tick)")) << plan.out;
+    }
+    EXPECT_TRUE(found) << "no stream length from 15 s to 60 s ended inside a round's decision delay";
 }
 
 /// Only broker 1 reports metrics: the plan names brokers 2 and 3 stale,
