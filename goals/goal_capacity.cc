@@ -18,6 +18,9 @@
 /// limit that has spent its budget is left for the next plan, destinations
 /// that have spent theirs are skipped, and a broker that only they could
 /// relieve is not reported unfixable (only this plan is out of room).
+/// Neither is a broker that holds a replica in flight or cooling down: that
+/// replica, or the room its running move makes, may be what relieves it in
+/// a later round, so "cannot" would be said too early.
 ///
 /// Accepting: a judged broker within its limit stays within (with a
 /// relative margin of 1e-12, so rounding in the running sums cannot tip a
@@ -37,6 +40,15 @@ namespace ballast::goals {
 namespace {
 
 constexpr double limit_margin = 1e-12;
+
+/// Does `s` hold a replica that is held back only for now (in flight or
+/// cooling down), so that a failed shed is no proof nothing can relieve it?
+bool waits_on_a_replica(const PlanningState& state, uint32_t s) {
+    for (uint32_t p : state.model_partitions_of(s)) {
+        if (state.holds(s, p) && (state.in_flight(p) || state.cooling_down(p))) return true;
+    }
+    return false;
+}
 
 class ReplicaCapacityGoal final : public Goal {
 public:
@@ -90,7 +102,7 @@ public:
                 if (!context.broker_budget_left(s)) break;  // the rest next plan
                 bool out_of_budget = false;
                 if (!shed_one(context, lists, s, out_of_budget)) {
-                    if (out_of_budget) break;
+                    if (out_of_budget || waits_on_a_replica(state, s)) break;  // the rest next plan
                     context.unfixable(UINT32_MAX, state.broker_id(s),
                                       "more replicas than capacity.replicas_max and no eligible "
                                       "broker with room can take one within the hard goals");
@@ -208,7 +220,7 @@ public:
                 if (!context.broker_budget_left(s)) break;  // the rest next plan
                 bool out_of_budget = false;
                 if (!shed_one(context, lists, s, out_of_budget)) {
-                    if (out_of_budget) break;
+                    if (out_of_budget || waits_on_a_replica(state, s)) break;  // the rest next plan
                     context.unfixable(UINT32_MAX, state.broker_id(s),
                                       std::string("load over capacity x threshold and no move or "
                                                   "swap brings it under within the hard goals"));
