@@ -55,7 +55,8 @@ import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
 
 public final class CruiseControlPlan {
-  // Ballast's goals, the same order, hard goals first: the set a fair comparison runs.
+  // The goals matching Ballast's set, in Cruise Control's own default priority order (its
+  // default.goals: replica counts before network usage; Ballast ranks network usage first).
   static final List<String> DEFAULT_GOALS = List.of(
       "RackAwareGoal", "ReplicaCapacityGoal", "DiskCapacityGoal", "NetworkInboundCapacityGoal",
       "NetworkOutboundCapacityGoal", "ReplicaDistributionGoal", "NetworkInboundUsageDistributionGoal",
