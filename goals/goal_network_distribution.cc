@@ -85,6 +85,10 @@ struct Band {
     double threshold = 0;
     bool quiet = false;  // mean below the detect threshold
     double tolerance = 0;
+    /// Replicas per eligible broker (set by optimize: moves among eligible
+    /// brokers keep it), for choosing replicas that even out counts too.
+    double replicas_mean = 0;
+    double leaders_mean = 0;  // the same for leadership (leader changes keep it too)
 
     double excess(double load) const {
         if (quiet) return std::max(0.0, load - std::max(upper, threshold));
@@ -153,6 +157,47 @@ public:
                         (b.mean - load(state, d)) * state.usage_divisor(_resource, d));
     }
 
+    /// The size of replica (bytes/s) whose moves from `s` to `d` even out
+    /// their replica counts along with their loads: `s`'s excess load over
+    /// its excess replicas, `d`'s missing load over its missing replicas,
+    /// the smaller (a side with no count to give or take sets no bound).
+    /// The largest replica that fits the ideal amount moves the load in the
+    /// fewest moves, but leaves a heavy broker with many light replicas and
+    /// a light one with few heavy ones, which the count goals then undo
+    /// with more moves (and bytes) than the load took.
+    /// Only a count outside the replica count goal's band sets a bound:
+    /// within it, fewer moves of larger replicas cost nothing later.
+    /// Slightly above the ratio, so that replicas of just that size fit
+    /// whatever the rounding of the running sums.
+    double per_replica(const PlanningState& state, const Band& b, uint32_t s, uint32_t d) const {
+        double per = std::numeric_limits<double>::infinity();
+        const double deviation = state.config().replica_count_avg_deviation;
+        const double give = state.broker(s).replica_count - b.replicas_mean;
+        const double take = b.replicas_mean - state.broker(d).replica_count;
+        // The count goal's band: [floor(mean x (1 - d)), ceil(mean x (1 + d))].
+        if (give >= 1 && state.broker(s).replica_count > std::ceil(b.replicas_mean * (1 + deviation))) {
+            per = std::min(per, (load(state, s) - b.mean) * state.usage_divisor(_resource, s) / give);
+        }
+        if (take >= 1 && state.broker(d).replica_count < std::floor(b.replicas_mean * (1 - deviation))) {
+            per = std::min(per, (b.mean - load(state, d)) * state.usage_divisor(_resource, d) / take);
+        }
+        return per * (1 + 1e-9);
+    }
+
+    /// The same for leadership: a broker outside the leader count band hands
+    /// over (shedding) or takes (filling) leaderships of about its excess
+    /// out per excess leadership, so leader counts even out with the load.
+    double per_leadership(const PlanningState& state, const Band& b, uint32_t broker, double amount,
+                          bool shedding) const {
+        const double deviation = state.config().leader_count_avg_deviation;
+        const int32_t leaders = state.broker(broker).leader_count;
+        const double excess = shedding ? leaders - b.leaders_mean : b.leaders_mean - leaders;
+        const bool outside = shedding ? leaders > std::ceil(b.leaders_mean * (1 + deviation))
+                                      : leaders < std::floor(b.leaders_mean * (1 - deviation));
+        if (excess < 1 || !outside) return amount;
+        return std::min(amount, amount / excess * (1 + 1e-9));
+    }
+
     /// The most bytes/s from `s` to `d` that still narrow the difference of
     /// their usages (more would leave them as far apart the other way).
     double narrowing_limit(const PlanningState& state, uint32_t s, uint32_t d) const {
@@ -217,7 +262,16 @@ public:
         if (state.eligible_count() < 2) return;
         // Moves among eligible brokers keep the total: the band holds for the whole run.
         const Band b = band(state);
-        const Band target = band(state, balance_margin);
+        Band target = band(state, balance_margin);
+        double replicas_total = 0;
+        double leaders_total = 0;
+        for (uint32_t broker = 0; broker < state.broker_count(); broker++) {
+            if (!state.broker(broker).eligible) continue;
+            replicas_total += state.broker(broker).replica_count;
+            leaders_total += state.broker(broker).leader_count;
+        }
+        target.replicas_mean = replicas_total / state.eligible_count();
+        target.leaders_mean = leaders_total / state.eligible_count();
         const PlannerConfig& config = state.config();
         const double trivial = (_resource == Resource::network_in ? config.network_in_trivial_change_ratio
                                                                   : config.network_out_trivial_change_ratio) *
@@ -323,7 +377,8 @@ private:
         for (ReplicaLists* candidates : {&lists.followers, &lists.leaders}) {
             bool applied = false;
             if (shedding) {
-                const double ideal = ideal_amount(state, b, broker, partners[0]);
+                const double ideal =
+                    std::min(ideal_amount(state, b, broker, partners[0]), per_replica(state, b, broker, partners[0]));
                 const double gap = narrowing_limit(state, broker, partners[0]);
                 visit_below_first(state, broker, candidates->of(broker), ideal, gap, replica_tries_max,
                                   [&](const ReplicaEntry& e) {
@@ -337,7 +392,7 @@ private:
                 continue;
             }
             for (uint32_t s : partners) {
-                const double ideal = ideal_amount(state, b, s, broker);
+                const double ideal = std::min(ideal_amount(state, b, s, broker), per_replica(state, b, s, broker));
                 const double gap = narrowing_limit(state, s, broker);
                 uint32_t refusals = 0;
                 visit_below_first(state, s, candidates->of(s), ideal, gap, replica_tries_max,
@@ -394,7 +449,8 @@ private:
         const double mean = b.mean * divisor;
         bool applied = false;
         if (shedding) {
-            visit_below_first(state, broker, lists.led.of(broker), own - mean, own, replica_tries_max,
+            visit_below_first(state, broker, lists.led.of(broker), per_leadership(state, b, broker, own - mean, true),
+                              own, replica_tries_max,
                               [&](const ReplicaEntry& e) {
                 std::vector<std::pair<double, uint32_t>> followers;
                 for (uint32_t f : state.replicas(e.partition)) {
@@ -411,7 +467,7 @@ private:
             });
             return applied;
         }
-        visit_below_first(state, broker, lists.followed.of(broker), mean - own,
+        visit_below_first(state, broker, lists.followed.of(broker), per_leadership(state, b, broker, mean - own, false),
                           std::numeric_limits<double>::infinity(), replica_tries_max,
                           [&](const ReplicaEntry& e) {
             const int32_t leader = state.leader(e.partition);

@@ -249,6 +249,32 @@ TEST(NetworkDistributionGoal, TrivialFixesAreDropped) {
     EXPECT_TRUE(moved.violated_after.empty());
 }
 
+/// Broker 1 carries 40 MiB/s in 30 replicas (10 of 3 MiB/s, 20 of 0.5),
+/// brokers 2 and 3 carry 10 MiB/s in 5 each: broker 1 is over the replica
+/// count band as well as the load band. Shedding only its largest replicas
+/// would balance the load in 7 moves and leave it with 23 replicas against
+/// 8 and 9, for the count goal to undo with more moves; replicas sized to
+/// its excess load per excess replica even out both.
+TEST(NetworkDistributionGoal, ABrokerWithTooManyReplicasShedsReplicasThatEvenOutCountsToo) {
+    ModelBuilder builder(now_ms);
+    for (int32_t id = 1; id <= 3; id++) builder.broker(id);
+    builder.topic("t");
+    for (int i = 0; i < 10; i++) builder.partition({1}, 3 * mib, 0);
+    for (int i = 0; i < 20; i++) builder.partition({1}, 0.5 * mib, 0);
+    for (int i = 0; i < 10; i++) builder.partition({2 + i % 2}, 2 * mib, 0);
+    const ClusterModel model = builder.build();
+    const PlannerConfig config = only({GoalKind::network_in_usage_distribution});
+    const Plan result = plan(model, config);
+    ASSERT_EQ(result.status, Plan::Status::actions_planned);
+    EXPECT_TRUE(result.violated_after.empty());
+    const ClusterModel after = apply(model, result, config.flavor);
+    // 40 replicas: the count band is [floor(13.3 x 0.9), ceil(13.3 x 1.1)] = [12, 15].
+    for (const int32_t count : replica_counts(after)) {
+        EXPECT_GE(count, 12);
+        EXPECT_LE(count, 15);
+    }
+}
+
 TEST(NetworkDistributionGoal, SwapsWhenNoMoveFits) {
     // Every broker is at its replica maximum: moves are out, swaps keep counts.
     ModelBuilder builder(now_ms);
@@ -452,6 +478,25 @@ TEST(TopicSpreadGoal, BreaksUpAPileOnOneBroker) {
     for (int32_t id = 1; id <= 4; id++) {
         EXPECT_GE(pile[id], 5) << "broker " << id;  // mean 10: band [5, 15]
         EXPECT_LE(pile[id], 15) << "broker " << id;
+    }
+}
+
+/// A topic with fewer replicas than brokers (4 on 8, mean 0.5): two on one
+/// broker is within its band, three are not. Holding such topics to one a
+/// broker made a third of a large complete plan's copies.
+TEST(TopicSpreadGoal, ASmallTopicMayPutTwoReplicasOnOneBroker) {
+    for (const int piled : {2, 3}) {
+        SCOPED_TRACE(std::to_string(piled) + " on broker 1");
+        ModelBuilder builder(now_ms);
+        for (int32_t id = 1; id <= 8; id++) builder.broker(id);
+        builder.topic("small");
+        for (int i = 0; i < 4; i++) builder.partition({i < piled ? 1 : 2 + i}, 0, 0);
+        const ClusterModel model = builder.build();
+        const PlannerConfig config = only({GoalKind::topic_spread});
+        const Plan result = plan(model, config);
+        EXPECT_EQ(result.violated_before.empty(), piled == 2);
+        EXPECT_EQ(result.actions.size(), piled == 2 ? 0u : 1u);
+        EXPECT_TRUE(result.violated_after.empty());
     }
 }
 
