@@ -43,10 +43,10 @@ public:
         band.mean = static_cast<double>(state.topic_eligible_replicas(t)) / state.eligible_count();
         band.lower = static_cast<int64_t>(std::floor(band.mean * (1 - deviation)));
         // At least one above ceil(mean): a topic with fewer replicas than
-        // there are brokers may put two on one. Holding such a topic to one a
-        // broker cost a third of the bytes a complete plan copied on a 300-broker
-        // model for little spread (bench/peers); Cruise Control's topic goal is
-        // looser still.
+        // there are brokers may put two on one. Holding such topics to one a
+        // broker copies a large share of a big cluster's data for little
+        // spread (bench/README.md, the comparison with Cruise Control, whose
+        // topic goal is looser still).
         band.upper = std::max(static_cast<int64_t>(std::ceil(band.mean * (1 + deviation))),
                               static_cast<int64_t>(std::ceil(band.mean)) + 1);
         return band;

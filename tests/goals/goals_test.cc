@@ -482,8 +482,7 @@ TEST(TopicSpreadGoal, BreaksUpAPileOnOneBroker) {
 }
 
 /// A topic with fewer replicas than brokers (4 on 8, mean 0.5): two on one
-/// broker is within its band, three are not. Holding such topics to one a
-/// broker made a third of a large complete plan's copies.
+/// broker is within its band, three are not.
 TEST(TopicSpreadGoal, ASmallTopicMayPutTwoReplicasOnOneBroker) {
     for (const int piled : {2, 3}) {
         SCOPED_TRACE(std::to_string(piled) + " on broker 1");
