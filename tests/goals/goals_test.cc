@@ -275,6 +275,26 @@ TEST(NetworkDistributionGoal, ABrokerWithTooManyReplicasShedsReplicasThatEvenOut
     }
 }
 
+/// Broker 1 carries twice the others' in, in replicas of one rate: half of
+/// them hold 10 GiB, half 1 GiB (a shorter retention). Either half moves the
+/// same load; the plan copies the small ones.
+TEST(NetworkDistributionGoal, OfReplicasThatMoveTheSameLoadTheSmallerAreCopied) {
+    ModelBuilder builder(now_ms);
+    for (int32_t id = 1; id <= 3; id++) builder.broker(id);
+    builder.topic("t");
+    constexpr double gib = 1024.0 * mib;
+    for (int i = 0; i < 20; i++) builder.partition({1}, 2 * mib, 0, i % 2 ? 10 * gib : 1 * gib);
+    for (int i = 0; i < 20; i++) builder.partition({2 + i % 2}, 2 * mib, 0, 4 * gib);
+    const ClusterModel model = builder.build();
+    const PlannerConfig config = only({GoalKind::network_in_usage_distribution});
+    const Plan result = plan(model, config);
+    ASSERT_EQ(result.status, Plan::Status::actions_planned);
+    EXPECT_TRUE(result.violated_after.empty());
+    for (const Action& a : result.actions) {
+        EXPECT_EQ(model.partitions[a.partition].load.size_bytes, 1 * gib) << "partition " << a.partition;
+    }
+}
+
 TEST(NetworkDistributionGoal, SwapsWhenNoMoveFits) {
     // Every broker is at its replica maximum: moves are out, swaps keep counts.
     ModelBuilder builder(now_ms);
