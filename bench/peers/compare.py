@@ -84,6 +84,7 @@ def main():
     parser.add_argument("--work", default="/tmp/ballast-peers", help="where models and assignments go")
     parser.add_argument("--json", action="store_true", help="one JSON object per model instead of the table")
     args = parser.parse_args()
+    sys.stdout.reconfigure(line_buffering=True)  # each model's table as it is done, also into a file
 
     ballast = os.path.join(args.build, "tools", "ballast")
     model_gen = os.path.join(args.build, "bench", "peers", "model_gen")
