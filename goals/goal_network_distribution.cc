@@ -113,47 +113,6 @@ double leader_shift(const PlanningState& state, uint32_t p) {
     return replica_load(partition, true).bytes_out_per_s - replica_load(partition, false).bytes_out_per_s;
 }
 
-/// Candidates weighed for the bytes their copy carries (see below).
-constexpr size_t bytes_choices = 32;
-
-/// The move search's order, "the largest replica that fits the ideal
-/// amount" (visit_below_first), with its head reordered: of the first
-/// `bytes_choices` candidates at least a quarter as large as the first, those
-/// that copy the fewest bytes for the load they move go first; then the
-/// rest of the walk. Sizes follow retention, not traffic: among replicas of
-/// about the same rate one may hold ten times the bytes of another, and the
-/// load moves the same either way.
-template <class Visit>
-bool visit_fewest_bytes_first(const PlanningState& state, uint32_t broker, ReplicaList& list, double pivot,
-                              double high, Visit visit) {
-    std::vector<ReplicaEntry> head;
-    bool head_tried = false;
-    auto try_head = [&] {
-        head_tried = true;
-        auto bytes_per_load = [&](const ReplicaEntry& e) { return state.partition(e.partition).load.size_bytes / e.value; };
-        std::stable_sort(head.begin(), head.end(), [&](const ReplicaEntry& a, const ReplicaEntry& b) {
-            return bytes_per_load(a) < bytes_per_load(b);
-        });
-        for (const ReplicaEntry& e : head) {
-            // An earlier entry's action may have touched this one's partition.
-            if (still_movable(state, broker, e.partition) && visit(e)) return true;
-        }
-        return false;
-    };
-    const bool stopped = visit_below_first(state, broker, list, pivot, high, replica_tries_max, [&](const ReplicaEntry& e) {
-        if (!head_tried) {
-            if (head.size() < bytes_choices && (head.empty() || e.value >= head.front().value * 0.25)) {
-                head.push_back(e);
-                return false;
-            }
-            if (try_head()) return true;
-        }
-        return visit(e);
-    });
-    if (stopped) return true;
-    return !head_tried && try_head();
-}
-
 class NetworkDistributionGoal final : public Goal {
 public:
     explicit NetworkDistributionGoal(GoalKind kind)

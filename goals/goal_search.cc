@@ -132,6 +132,36 @@ bool visit_above_first(const PlanningState& state, uint32_t broker, ReplicaList&
     return false;
 }
 
+bool visit_fewest_bytes_first(const PlanningState& state, uint32_t broker, ReplicaList& list, double pivot,
+                              double high, const std::function<bool(const ReplicaEntry&)>& visit) {
+    std::vector<ReplicaEntry> head;
+    bool head_tried = false;
+    auto try_head = [&] {
+        head_tried = true;
+        auto bytes_per_load = [&](const ReplicaEntry& e) { return state.partition(e.partition).load.size_bytes / e.value; };
+        std::stable_sort(head.begin(), head.end(), [&](const ReplicaEntry& a, const ReplicaEntry& b) {
+            return bytes_per_load(a) < bytes_per_load(b);
+        });
+        for (const ReplicaEntry& e : head) {
+            // An earlier entry's action may have touched this one's partition.
+            if (still_movable(state, broker, e.partition) && visit(e)) return true;
+        }
+        return false;
+    };
+    const bool stopped = visit_below_first(state, broker, list, pivot, high, replica_tries_max, [&](const ReplicaEntry& e) {
+        if (!head_tried) {
+            if (head.size() < bytes_choices && (head.empty() || e.value >= head.front().value * 0.25)) {
+                head.push_back(e);
+                return false;
+            }
+            if (try_head()) return true;
+        }
+        return visit(e);
+    });
+    if (stopped) return true;
+    return !head_tried && try_head();
+}
+
 bool visit_ascending(const PlanningState& state, uint32_t broker, ReplicaList& list,
                      uint32_t tries_max, const std::function<bool(const ReplicaEntry&)>& visit) {
     // From the bottom of the order: needs it all.

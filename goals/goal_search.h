@@ -172,6 +172,20 @@ bool visit_above_first(const PlanningState& state, uint32_t broker, ReplicaList&
                        double high, uint32_t tries_max,
                        const std::function<bool(const ReplicaEntry&)>& visit);
 
+/// Candidates weighed for the bytes their copy carries (visit_fewest_bytes_first).
+inline constexpr size_t bytes_choices = 32;
+
+/// The move search's order, "the largest replica that fits the ideal
+/// amount" (visit_below_first), with its head reordered: of the first
+/// `bytes_choices` candidates at least a quarter as large as the first,
+/// those that copy the fewest bytes (the partition's size) for the load
+/// they move (the entry's value) go first; then the rest of the walk. Sizes
+/// follow retention, not traffic: among replicas of about the same rate one
+/// may hold ten times the bytes of another, and the load moves the same
+/// either way. Entries must have values > 0 (a `positive_only` list).
+bool visit_fewest_bytes_first(const PlanningState& state, uint32_t broker, ReplicaList& list, double pivot,
+                              double high, const std::function<bool(const ReplicaEntry&)>& visit);
+
 /// Visits entries still movable off `broker` smallest value first.
 bool visit_ascending(const PlanningState& state, uint32_t broker, ReplicaList& list,
                      uint32_t tries_max,
