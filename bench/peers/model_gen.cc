@@ -21,6 +21,7 @@
 /// splitmix64 from the seed: the same arguments write the same bytes.
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
