@@ -116,10 +116,14 @@ int run_plan(const Context& ctx, const PlanOptions& options) {
         std::printf("\nplanned around %zu action(s) in flight", d.in_flight.size());
         if (d.pending > 0) std::printf(" (the last %zu decided, waiting for their Tick to take effect)", d.pending);
         std::printf(":\n");
+        // The waiting ones first: they are the newest, and past the list's
+        // end they would go unnamed.
         constexpr size_t listed_max = 20;
-        for (size_t i = 0; i < d.in_flight.size() && i < listed_max; i++) {
+        const size_t n = d.in_flight.size();
+        for (size_t k = 0; k < n && k < listed_max; k++) {
+            const size_t i = (n - d.pending + k) % n;
             std::printf("  %s%s\n", driver::describe_action(d.in_flight[i]).c_str(),
-                        i + d.pending >= d.in_flight.size() ? "  (waiting for its Tick)" : "");
+                        k < d.pending ? "  (waiting for its Tick)" : "");
         }
         if (d.in_flight.size() > listed_max) std::printf("  ... and %zu more\n", d.in_flight.size() - listed_max);
     }
