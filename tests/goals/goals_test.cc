@@ -20,24 +20,16 @@ using test_support::broker_loads;
 using test_support::contains;
 using test_support::mib;
 using test_support::ModelBuilder;
+using test_support::only;
 using test_support::replica_counts;
+using test_support::touches_broker;
 using test_support::replicas_of;
 
 constexpr int64_t now_ms = 100'000;
 
-PlannerConfig only(std::vector<GoalKind> goals) {
-    PlannerConfig config;
-    config.goals = std::move(goals);
-    return config;
-}
-
 int count_goal(const Plan& result, GoalKind goal) {
     return static_cast<int>(std::count_if(result.actions.begin(), result.actions.end(),
                                           [&](const Action& a) { return a.goal == goal; }));
-}
-
-bool touches_broker(const Action& action, int32_t id) {
-    return action.source == id || action.destination == id;
 }
 
 // ---------------------------------------------------------------- RackAwareGoal

@@ -69,6 +69,17 @@ private:
     int32_t _next_partition = 0;
 };
 
+/// The default planner configuration with only these goals, in this order.
+inline PlannerConfig only(std::vector<GoalKind> goals) {
+    PlannerConfig config;
+    config.goals = std::move(goals);
+    return config;
+}
+
+inline bool touches_broker(const Action& action, int32_t id) {
+    return action.source == id || action.destination == id;
+}
+
 inline std::vector<int32_t> replicas_of(const ClusterModel& model, uint32_t p) {
     const Partition& partition = model.partitions[p];
     return {model.replicas.begin() + partition.replica_begin,

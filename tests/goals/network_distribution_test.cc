@@ -20,19 +20,11 @@ using test_support::apply;
 using test_support::broker_loads;
 using test_support::mib;
 using test_support::ModelBuilder;
+using test_support::only;
 using test_support::replica_counts;
+using test_support::touches_broker;
 
 constexpr int64_t now_ms = 100'000;
-
-PlannerConfig only(std::vector<GoalKind> goals) {
-    PlannerConfig config;
-    config.goals = std::move(goals);
-    return config;
-}
-
-bool touches_broker(const Action& action, int32_t id) {
-    return action.source == id || action.destination == id;
-}
 
 TEST(NetworkDistributionGoal, BrokersBelowTheDetectThresholdWithALowMeanAreFine) {
     ModelBuilder builder(now_ms);
