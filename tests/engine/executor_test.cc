@@ -7,6 +7,7 @@
 
 #include "actors/engine.h"
 #include "store/journal.h"
+#include "tests/engine/engine_harness.h"
 #include "tests/support/cluster_events.h"
 #include "tests/support/fake_port.h"
 #include "tests/support/temp_dir.h"
@@ -35,15 +36,7 @@ events::Config config_with(std::vector<std::string> extra = {}) {
 
 std::unique_ptr<Engine> start(const std::string& journal, AdminPort* port, DecisionLog& log,
                               events::Config config = config_with(), size_t threads = 2) {
-    EngineOptions options;
-    options.threads = threads;
-    options.config = std::move(config);
-    options.journal_path = journal;
-    options.port = port;
-    options.on_decision = log.sink();
-    auto engine = Engine::start(std::move(options));
-    EXPECT_TRUE(engine.ok()) << engine.error().to_string();
-    return engine.ok() ? std::move(*engine) : nullptr;
+    return engine_harness::start(journal, port, log, std::move(config), threads);
 }
 
 void feed(Engine& engine, std::vector<Event> events) {
