@@ -119,7 +119,7 @@ ClusterModel refill_cluster(const Broker& four) {
 
 bool any_onto(const Plan& plan, int32_t broker_id) {
     return std::any_of(plan.actions.begin(), plan.actions.end(),
-                       [&](const Action& a) { return a.destination == static_cast<uint32_t>(broker_id); });
+                       [&](const Action& a) { return a.destination == broker_id; });
 }
 
 TEST(BrokerStability, AnUnstableBrokerIsNotRefilledUntilStableAndThePlanSaysWhy) {
