@@ -7,7 +7,7 @@
 /// stays in it and the touched brokers' total excess does not grow.
 ///
 /// Optimize, topic by topic: brokers above the band (fullest first) move a
-/// replica of the topic (least network load first) to the broker with the
+/// replica of the topic (fewest bytes first) to the broker with the
 /// fewest replicas overall that still has room for the topic; then brokers
 /// below the band (often: holding none) take one from the fullest holder.
 /// Brokers that spent their per-broker budget
@@ -124,15 +124,17 @@ private:
     void spread(GoalContext& context, uint32_t t) const {
         PlanningState& state = context.state();
         const TopicBand b = band(state, t);
-        // This topic's movable, copyable replicas on eligible brokers, by broker, least
-        // network load first: one pass over the topic's partitions.
+        // This topic's movable, copyable replicas on eligible brokers, by broker, fewest
+        // bytes first: one pass over the topic's partitions. Only counts matter to this
+        // goal, so the cheapest copy is the best move; the load goals above it refuse
+        // the ones that would unbalance them.
         struct Replica {
             uint32_t broker;
-            double network;
+            double size_bytes;
             uint32_t partition;
             bool operator<(const Replica& o) const {
                 if (broker != o.broker) return broker < o.broker;
-                if (network != o.network) return network < o.network;
+                if (size_bytes != o.size_bytes) return size_bytes < o.size_bytes;
                 return partition < o.partition;
             }
         };
@@ -148,8 +150,7 @@ private:
                     if (!state.movable(p) || !state.copyable(p)) continue;
                     for (uint32_t b : state.replicas(p)) {
                         if (!state.broker(b).eligible) continue;
-                        const Load load = state.replica_load_on(p, b);
-                        replicas.push_back({b, load.bytes_in_per_s + load.bytes_out_per_s, p});
+                        replicas.push_back({b, state.partition(p).load.size_bytes, p});
                     }
                 }
                 std::sort(replicas.begin(), replicas.end());

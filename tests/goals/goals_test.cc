@@ -284,6 +284,28 @@ TEST(TopicSpreadGoal, BreaksUpAPileOnOneBroker) {
     }
 }
 
+/// Broker 1 holds 10 of the topic's 15 replicas (band [2, 8]): two must go.
+/// Its replicas carry the same traffic, but half keep ten times the bytes
+/// (a longer retention): the counts come out even either way, so the goal
+/// copies the small ones.
+TEST(TopicSpreadGoal, CopiesTheSmallestReplicasOfAPile) {
+    ModelBuilder builder(now_ms);
+    for (int32_t id = 1; id <= 3; id++) builder.broker(id);
+    builder.topic("pile");
+    const double gib = 1024.0 * 1024 * 1024;
+    for (int i = 0; i < 10; i++) builder.partition({1}, 1 << 20, 0, i % 2 == 0 ? 10 * gib : gib);
+    for (int i = 0; i < 5; i++) builder.partition({2 + i % 2}, 1 << 20, 0, gib);
+    const ClusterModel model = builder.build();
+    const PlannerConfig config = only({GoalKind::topic_spread});
+    const Plan result = plan(model, config);
+    ASSERT_EQ(result.status, Plan::Status::actions_planned);
+    EXPECT_TRUE(result.violated_after.empty());
+    ASSERT_FALSE(result.actions.empty());
+    for (const Action& action : result.actions) {
+        EXPECT_EQ(model.partitions[action.partition].load.size_bytes, gib) << "partition " << action.partition;
+    }
+}
+
 /// A topic with fewer replicas than brokers (4 on 8, mean 0.5): two on one
 /// broker is within its band, three are not.
 TEST(TopicSpreadGoal, ASmallTopicMayPutTwoReplicasOnOneBroker) {
