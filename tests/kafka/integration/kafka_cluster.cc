@@ -49,12 +49,17 @@ std::string no_cluster_message() {
            "--setup kafka --suite kafka`";
 }
 
-RdKafka::RdKafka(const std::string& bootstrap_servers) {
+RdKafka::RdKafka(const std::string& bootstrap_servers, const ClientSettings& settings) {
     char error[512];
     rd_kafka_conf_t* conf = rd_kafka_conf_new();
-    rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap_servers.c_str(), error, sizeof(error));
-    rd_kafka_conf_set(conf, "acks", "all", error, sizeof(error));
-    rd_kafka_conf_set(conf, "linger.ms", "5", error, sizeof(error));
+    ClientSettings all{{"bootstrap.servers", bootstrap_servers}, {"acks", "all"}, {"linger.ms", "5"}};
+    all.insert(all.end(), settings.begin(), settings.end());
+    for (const auto& [key, value] : all) {
+        if (rd_kafka_conf_set(conf, key.c_str(), value.c_str(), error, sizeof(error)) != RD_KAFKA_CONF_OK) {
+            std::fprintf(stderr, "RdKafka: %s: %s\n", key.c_str(), error);
+            std::abort();
+        }
+    }
     _handle = rd_kafka_new(RD_KAFKA_PRODUCER, conf, error, sizeof(error));
     if (_handle == nullptr) {
         std::fprintf(stderr, "rd_kafka_new: %s\n", error);
@@ -487,6 +492,75 @@ CommandOutput kafka_cluster(const std::vector<std::string>& args) {
     const int status = ::pclose(pipe);
     result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return result;
+}
+
+namespace {
+
+/// The script's answer to `args`, its last line without the newline; an error quoting it
+/// when it failed.
+events::Result<std::string> ask_script(const std::vector<std::string>& args) {
+    CommandOutput answer = kafka_cluster(args);
+    std::string text = answer.output;
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    if (answer.exit_code != 0) {
+        std::string command = "tools/kafka-cluster";
+        for (const std::string& arg : args) command += " " + arg;
+        return make_error(ErrorCode::io_error, command + " failed: " + text);
+    }
+    const size_t line = text.rfind('\n');
+    return line == std::string::npos ? text : text.substr(line + 1);
+}
+
+}  // namespace
+
+events::Result<SecuredCluster> SecuredCluster::find(const std::string& bootstrap_servers) {
+    events::Result<std::string> security = ask_script({"security"});
+    if (!security) return security.error();
+    if (*security != "sasl_ssl") {
+        return make_error(ErrorCode::invalid_argument,
+                          "the cluster is " + *security + ", these tests need a secured one: "
+                          "`tools/kafka-cluster up --security sasl_ssl`, then KAFKA_BOOTSTRAP_SERVERS="
+                          "$(tools/kafka-cluster bootstrap)");
+    }
+    SecuredCluster cluster;
+    cluster._bootstrap_servers = bootstrap_servers;
+    for (const char* user : users) {
+        events::Result<std::string> password = ask_script({"password", user});
+        if (!password) return password.error();
+        cluster._passwords[user] = *password;
+    }
+    events::Result<std::string> ca = ask_script({"ca-file"});
+    if (!ca) return ca.error();
+    cluster._ca_file = *ca;
+    events::Result<std::string> untrusted = ask_script({"ca-file", "--untrusted"});
+    if (!untrusted) return untrusted.error();
+    cluster._untrusted_ca_file = *untrusted;
+    return cluster;
+}
+
+const std::string& SecuredCluster::password(const std::string& user) const {
+    auto found = _passwords.find(user);
+    if (found == _passwords.end()) {
+        std::fprintf(stderr, "SecuredCluster: no user '%s'\n", user.c_str());
+        std::abort();
+    }
+    return found->second;
+}
+
+events::Result<std::string> SecuredCluster::client_config(const std::string& user, const std::string& mechanism,
+                                                          const std::string& truststore) const {
+    return ask_script({"client-config", user, mechanism, truststore});
+}
+
+ClientSettings SecuredCluster::rdkafka_settings(const std::string& user, const std::string& mechanism,
+                                                const std::string& password) const {
+    return {{"security.protocol", "SASL_SSL"},
+            {"sasl.mechanisms", mechanism},
+            {"sasl.username", user},
+            {"sasl.password", password.empty() ? this->password(user) : password},
+            {"ssl.ca.location", _ca_file},
+            // librdkafka's default since 2.0, named so that no test depends on the default.
+            {"ssl.endpoint.identification.algorithm", "https"}};
 }
 
 bool eventually(const std::function<bool()>& condition, int64_t timeout_ms) {

@@ -4,7 +4,8 @@
 /// independent tools: librdkafka (topics, configs, producing, metadata) and
 /// Kafka's own command-line classes through tools/kafka-cluster. The cluster
 /// is real: `tools/kafka-cluster up` started it, and its bootstrap servers
-/// arrive in KAFKA_BOOTSTRAP_SERVERS.
+/// arrive in KAFKA_BOOTSTRAP_SERVERS. A secured one (`up --security sasl_ssl`)
+/// is reached through SecuredCluster below.
 
 #include <condition_variable>
 #include <cstdint>
@@ -28,6 +29,9 @@ std::string bootstrap_servers_from_env();
 /// The message a test fails with when no cluster is there.
 std::string no_cluster_message();
 
+/// librdkafka settings beyond bootstrap.servers, key and value.
+using ClientSettings = std::vector<std::pair<std::string, std::string>>;
+
 struct PartitionState {
     int32_t leader = -1;
     std::vector<int32_t> replicas;
@@ -37,7 +41,9 @@ struct PartitionState {
 /// A librdkafka producer handle, used for admin calls and metadata as well.
 class RdKafka {
 public:
-    explicit RdKafka(const std::string& bootstrap_servers);
+    /// `settings` come on top of the defaults (a secured cluster's, from
+    /// SecuredCluster::rdkafka_settings); one librdkafka refuses aborts.
+    explicit RdKafka(const std::string& bootstrap_servers, const ClientSettings& settings = {});
     ~RdKafka();
     RdKafka(const RdKafka&) = delete;
     RdKafka& operator=(const RdKafka&) = delete;
@@ -119,6 +125,46 @@ struct CommandOutput {
     std::string output;
 };
 CommandOutput kafka_cluster(const std::vector<std::string>& args);
+
+/// The running cluster when it is secured (`tools/kafka-cluster up --security sasl_ssl`;
+/// BALLAST_KAFKA_RUN, inherited, names its run directory): one SASL_SSL listener a broker,
+/// SCRAM-SHA-256, SCRAM-SHA-512 and PLAIN, a CA made at start-up, Kafka's StandardAuthorizer.
+/// Its users: `admin` (a super user), `ballast` (the ACLs Ballast needs), `observer` (Describe
+/// on the cluster, every topic and group, nothing else) and `nobody` (no ACL); passwords are
+/// drawn at each start.
+class SecuredCluster {
+public:
+    static constexpr const char* users[] = {"admin", "ballast", "observer", "nobody"};
+
+    /// Asks the script for the passwords and the CAs; an error says why when the cluster is
+    /// not up or not secured.
+    static events::Result<SecuredCluster> find(const std::string& bootstrap_servers);
+
+    const std::string& bootstrap_servers() const { return _bootstrap_servers; }
+    /// The password `user` has this run.
+    const std::string& password(const std::string& user) const;
+    /// The PEM CA that signed the brokers' certificate, and one that signed nothing of them.
+    const std::string& ca_file() const { return _ca_file; }
+    const std::string& untrusted_ca_file() const { return _untrusted_ca_file; }
+
+    /// The path of `user`'s Kafka client properties (for Kafka's own tools: --command-config
+    /// and the like): `mechanism` SCRAM-SHA-512, SCRAM-SHA-256 or PLAIN, `truststore` pem
+    /// (ssl.truststore.type=PEM) or pkcs12.
+    events::Result<std::string> client_config(const std::string& user, const std::string& mechanism = "SCRAM-SHA-512",
+                                              const std::string& truststore = "pem") const;
+
+    /// librdkafka settings that log in as `user` with `mechanism` over TLS, the CA trusted and
+    /// the host name checked. `password` replaces the user's own when given (a wrong one).
+    /// PLAIN unless told: Kafka 4.x refuses the SCRAM of librdkafka before 2.6.1.
+    ClientSettings rdkafka_settings(const std::string& user, const std::string& mechanism = "PLAIN",
+                                    const std::string& password = "") const;
+
+private:
+    std::string _bootstrap_servers;
+    std::map<std::string, std::string> _passwords;
+    std::string _ca_file;
+    std::string _untrusted_ca_file;
+};
 
 /// Polls `condition` every 200 ms until it holds or `timeout_ms` passes; the
 /// bound keeps a broken cluster from hanging the suite, never a pass/fail on speed.
