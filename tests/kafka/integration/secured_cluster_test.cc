@@ -140,7 +140,11 @@ protected:
     static void SetUpTestSuite() {
         const std::string bootstrap = bootstrap_servers_from_env();
         if (bootstrap.empty()) {
-            _setup_failure = no_cluster_message();
+            _setup_failure =
+                "no Kafka cluster: KAFKA_BOOTSTRAP_SERVERS is not set. These tests need a secured cluster: run "
+                "`tools/run test` (it starts one), or `tools/kafka-cluster up --security sasl_ssl` and "
+                "`KAFKA_BOOTSTRAP_SERVERS=$(tools/kafka-cluster bootstrap) meson test -C build --setup kafka "
+                "--suite kafka_secured`";
             return;
         }
         events::Result<testing::SecuredCluster> found = testing::SecuredCluster::find(bootstrap);
@@ -231,6 +235,29 @@ TEST_F(SecuredKafka, BallastMovesAPartitionWithScramSha512) {
     EXPECT_TRUE(eventually([&] { return replicas(client, topic, 0) == std::vector<int32_t>{3, 1}; }, 60000))
         << "replicas of " << topic << "-0 stayed at " << ::testing::PrintToString(replicas(client, topic, 0));
     EXPECT_TRUE(client.delete_topic(topic).ok());
+}
+
+// What `ballast run --ha` does with the default group id, done by Kafka's tools as `ballast`:
+// the journal topic created (Create on the ballast-journal prefix), a transactional producer
+// with Ballast's transactional id (Write on it and on the topic), a consumer in the election's
+// group (Read on the group and the topic). The topic's name is Ballast's, so a rerun on the
+// same cluster finds it made.
+TEST_F(SecuredKafka, BallastDoesWhatHighAvailabilityDoes) {
+    events::Result<std::string> config = cluster().client_config("ballast");
+    ASSERT_TRUE(config.ok()) << config.error().to_string();
+    CommandOutput created = kafka_cluster({"cli", "topics", "--create", "--if-not-exists", "--topic", "ballast-journal",
+                                           "--partitions", "1", "--replication-factor", "3", "--command-config", *config});
+    ASSERT_EQ(created.exit_code, 0) << created.output;
+    CommandOutput produced = kafka_cluster({"cli", "producer-perf", "--topic", "ballast-journal", "--num-records", "10",
+                                            "--record-size", "100", "--throughput", "-1", "--transactional-id",
+                                            "ballast-ha-ballast", "--transaction-duration-ms", "100",
+                                            "--producer.config", *config});
+    ASSERT_EQ(produced.exit_code, 0) << produced.output;
+    EXPECT_TRUE(contains(produced.output, "10 records sent")) << produced.output;
+    CommandOutput consumed = kafka_cluster({"cli", "consumer-perf", "--topic", "ballast-journal", "--group", "ballast",
+                                            "--messages", "10", "--timeout", "30000", "--consumer.config", *config});
+    EXPECT_EQ(consumed.exit_code, 0) << consumed.output;
+    EXPECT_FALSE(contains(consumed.output, "authorization failed")) << consumed.output;
 }
 
 TEST_F(SecuredKafka, AWrongPasswordIsRefusedAsAnAuthenticationError) {
