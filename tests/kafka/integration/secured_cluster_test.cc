@@ -290,8 +290,8 @@ TEST_F(SecuredKafka, AWrongPasswordIsRefusedAsAnAuthenticationError) {
 }
 
 // librdkafka before 2.6.1 appends its client nonce a second time in SCRAM's final message
-// (confluentinc/librdkafka#4895) and Kafka 4.x checks the nonce strictly, so SCRAM with the
-// right password is refused; from 2.6.1 on it works. Whichever librdkafka this is, the
+// and Kafka 4.x checks the nonce strictly, so SCRAM with the right password is refused; from
+// 2.6.1 on it works (tools/README.md). Whichever librdkafka this is, the
 // case says what it does, and fails when that changes.
 TEST_F(SecuredKafka, LibrdkafkaScramAgainstKafka4) {
     const bool nonce_fixed = rd_kafka_version() >= 0x020601ff;
