@@ -18,6 +18,8 @@
 #include "adapters/kafka/wire/protocol_api.h"
 #include "adapters/kafka/wire/protocol_header.h"
 #include "adapters/kafka/wire/response_errors.h"
+#include "adapters/kafka/wire/sasl_authenticate.h"
+#include "adapters/kafka/wire/sasl_handshake.h"
 #include "adapters/kafka/wire/wire_reader.h"
 #include "tests/fuzz/fuzz_support.h"
 
@@ -93,6 +95,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             decode_body<DescribeLogDirs>(body, version, [](const DescribeLogDirsResponse& r) {
                 return response_errors(1, r);
             });
+            break;
+        case ApiKey::sasl_handshake:
+            decode_body<SaslHandshake>(body, version, [](const SaslHandshakeResponse&) { return Status(); });
+            break;
+        case ApiKey::sasl_authenticate:
+            decode_body<SaslAuthenticate>(body, version, [](const SaslAuthenticateResponse&) { return Status(); });
             break;
     }
     return 0;

@@ -14,8 +14,10 @@
 namespace ballast::kafka::wire {
 
 enum class ApiKey : int16_t {
+    sasl_handshake = 17,
     api_versions = 18,
     describe_log_dirs = 35,
+    sasl_authenticate = 36,
     elect_leaders = 43,
     alter_partition_reassignments = 45,
     list_partition_reassignments = 46,
@@ -36,6 +38,9 @@ struct ApiSpec {
     VersionRange versions;    // the versions we can encode and decode
     int16_t first_flexible;   // from this version on: compact encodings, tagged fields
 };
+
+/// `first_flexible` of an API that has no flexible version (SaslHandshake).
+inline constexpr int16_t never_flexible = INT16_MAX;
 
 /// Every API the client implements, by key.
 std::span<const ApiSpec> implemented_apis();

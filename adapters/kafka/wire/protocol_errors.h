@@ -16,9 +16,12 @@ namespace error_codes {
 inline constexpr int16_t none = 0;
 inline constexpr int16_t unknown_topic_or_partition = 3;
 inline constexpr int16_t request_timed_out = 7;
+inline constexpr int16_t unsupported_sasl_mechanism = 33;
+inline constexpr int16_t illegal_sasl_state = 34;
 inline constexpr int16_t not_controller = 41;
 inline constexpr int16_t invalid_replica_assignment = 39;
 inline constexpr int16_t unsupported_version = 35;
+inline constexpr int16_t sasl_authentication_failed = 58;
 inline constexpr int16_t election_not_needed = 84;
 inline constexpr int16_t no_reassignment_in_progress = 85;
 inline constexpr int16_t preferred_leader_not_available = 80;

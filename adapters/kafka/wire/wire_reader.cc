@@ -128,6 +128,28 @@ std::string Reader::string(const char* field, bool flexible) {
     return std::move(*value);
 }
 
+std::vector<uint8_t> Reader::bytes(const char* field, bool flexible) {
+    const size_t start = _offset;
+    int64_t length;
+    if (flexible) {
+        length = static_cast<int64_t>(uvarint(field)) - 1;
+    } else {
+        length = int32(field);
+    }
+    if (!ok()) return {};
+    if (length < 0) {
+        _offset = start;
+        fail(field, length == -1 ? "null, but the field is not nullable"
+                                 : "negative bytes length " + std::to_string(length));
+        return {};
+    }
+    if (!need(field, static_cast<size_t>(length))) return {};
+    const auto first = _bytes.begin() + static_cast<std::ptrdiff_t>(_offset);
+    std::vector<uint8_t> value(first, first + static_cast<std::ptrdiff_t>(length));
+    _offset += static_cast<size_t>(length);
+    return value;
+}
+
 std::optional<size_t> Reader::nullable_array_length(const char* field, bool flexible) {
     const size_t start = _offset;
     int64_t count;

@@ -48,6 +48,9 @@ public:
     std::string string(const char* field, bool flexible);
     std::optional<std::string> nullable_string(const char* field, bool flexible);
 
+    /// Kafka's non-null `bytes` (int32 or compact length, then the bytes).
+    std::vector<uint8_t> bytes(const char* field, bool flexible);
+
     /// The element count of a non-null array (0 after an error).
     size_t array_length(const char* field, bool flexible);
     /// The element count of a nullable array; nullopt for null.

@@ -56,6 +56,16 @@ void Writer::nullable_string(const std::optional<std::string>& value, bool flexi
     }
 }
 
+void Writer::bytes(std::span<const uint8_t> value, bool flexible) {
+    assert(value.size() < static_cast<size_t>(std::numeric_limits<int32_t>::max()));
+    if (flexible) {
+        uvarint(static_cast<uint32_t>(value.size() + 1));
+    } else {
+        int32(static_cast<int32_t>(value.size()));
+    }
+    _bytes.insert(_bytes.end(), value.begin(), value.end());
+}
+
 void Writer::array_length(size_t count, bool flexible) {
     assert(count < static_cast<size_t>(std::numeric_limits<int32_t>::max()));
     if (flexible) {

@@ -33,6 +33,10 @@ public:
     /// A nullable string: length -1 (classic) or 0 (compact) for null.
     void nullable_string(const std::optional<std::string>& value, bool flexible);
 
+    /// Kafka's `bytes`: int32 length (classic) or uvarint length + 1
+    /// (compact), then the bytes. SASL tokens travel in this form.
+    void bytes(std::span<const uint8_t> value, bool flexible);
+
     /// The length prefix of a non-null array of `count` elements.
     void array_length(size_t count, bool flexible);
     /// The length prefix of a nullable array; nullopt writes null.

@@ -10,6 +10,8 @@
 #include "adapters/kafka/wire/elect_leaders.h"
 #include "adapters/kafka/wire/list_partition_reassignments.h"
 #include "adapters/kafka/wire/protocol_header.h"
+#include "adapters/kafka/wire/sasl_authenticate.h"
+#include "adapters/kafka/wire/sasl_handshake.h"
 #include "tests/kafka/support/kafka_vectors.h"
 
 namespace ballast::kafka::wire {
@@ -111,6 +113,22 @@ TEST(RequestEncoding, DescribeLogDirsEveryVersion) {
                      encode_frame<DescribeLogDirs>(request, v));
     }
     EXPECT_FRAME("request.describe_log_dirs.all.v2", encode_frame<DescribeLogDirs>({}, 2));
+}
+
+TEST(RequestEncoding, SaslHandshakeEveryVersion) {
+    for (int16_t v = 0; v <= 1; ++v) {
+        EXPECT_FRAME("request.sasl_handshake.v" + std::to_string(v),
+                     encode_frame<SaslHandshake>({"SCRAM-SHA-512"}, v));
+    }
+}
+
+TEST(RequestEncoding, SaslAuthenticateEveryVersion) {
+    const std::string token = "n,,n=ballast,r=fyko+d2lbbFgONRv9qkxdawL";
+    SaslAuthenticateRequest request{std::vector<uint8_t>(token.begin(), token.end())};
+    for (int16_t v = 0; v <= 2; ++v) {
+        EXPECT_FRAME("request.sasl_authenticate.v" + std::to_string(v),
+                     encode_frame<SaslAuthenticate>(request, v));
+    }
 }
 
 // What an old version cannot say is refused with a message naming the field and the

@@ -15,6 +15,8 @@
 #include "adapters/kafka/wire/elect_leaders.h"
 #include "adapters/kafka/wire/list_partition_reassignments.h"
 #include "adapters/kafka/wire/protocol_header.h"
+#include "adapters/kafka/wire/sasl_authenticate.h"
+#include "adapters/kafka/wire/sasl_handshake.h"
 #include "tests/kafka/support/kafka_vectors.h"
 
 namespace ballast::kafka::wire {
@@ -173,6 +175,51 @@ TEST(ResponseDecoding, DescribeLogDirsEveryVersion) {
     }
 }
 
+TEST(ResponseDecoding, ApiVersionsOfASaslListener) {
+    const ApiVersionsResponse response =
+        decode_vector<ApiVersions>("response.api_versions.sasl.v4", 4);
+    EXPECT_EQ(response.range(ApiKey::sasl_handshake).max, 1);
+    EXPECT_EQ(response.range(ApiKey::sasl_authenticate).max, 2);
+}
+
+TEST(ResponseDecoding, SaslHandshakeEveryVersionAndAnUnsupportedMechanism) {
+    for (int16_t v = 0; v <= 1; ++v) {
+        SCOPED_TRACE("v" + std::to_string(v));
+        const SaslHandshakeResponse response =
+            decode_vector<SaslHandshake>("response.sasl_handshake.v" + std::to_string(v), v);
+        EXPECT_TRUE(response.error.ok());
+        EXPECT_EQ(response.mechanisms,
+                  (std::vector<std::string>{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}));
+    }
+    const SaslHandshakeResponse refused =
+        decode_vector<SaslHandshake>("response.sasl_handshake.unsupported.v1", 1);
+    EXPECT_EQ(refused.error.code, error_codes::unsupported_sasl_mechanism);
+    EXPECT_EQ(refused.mechanisms, (std::vector<std::string>{"PLAIN", "SCRAM-SHA-256"}));
+}
+
+TEST(ResponseDecoding, SaslAuthenticateEveryVersionSuccessAndFailure) {
+    const std::string token =
+        "r=fyko+d2lbbFgONRv9qkxdawL3rfcNHYJY1ZVvWVs7j,s=QSXCR+Q6sek8bf92,i=4096";
+    for (int16_t v = 0; v <= 2; ++v) {
+        SCOPED_TRACE("v" + std::to_string(v));
+        // v2 carries an unknown tagged field, which is skipped.
+        const SaslAuthenticateResponse response = decode_vector<SaslAuthenticate>(
+            "response.sasl_authenticate.v" + std::to_string(v), v);
+        EXPECT_TRUE(response.error.ok());
+        EXPECT_EQ(response.error.message, std::nullopt);
+        EXPECT_EQ(std::string(response.auth_bytes.begin(), response.auth_bytes.end()), token);
+        // v0 has no lifetime: the session never expires.
+        EXPECT_EQ(response.session_lifetime_ms, v >= 1 ? 3600000 : 0);
+
+        const SaslAuthenticateResponse failed = decode_vector<SaslAuthenticate>(
+            "response.sasl_authenticate.failed.v" + std::to_string(v), v);
+        EXPECT_EQ(failed.error.to_string(),
+                  "SASL_AUTHENTICATION_FAILED (58): Authentication failed during authentication "
+                  "due to invalid credentials with SASL mechanism SCRAM-SHA-512");
+        EXPECT_TRUE(failed.auth_bytes.empty());
+    }
+}
+
 // ------------------------------------------------------------------ damaged input
 
 struct Case {
@@ -193,6 +240,8 @@ std::vector<Case> response_cases() {
         if (name.find(".list_partition") != std::string::npos) key = ApiKey::list_partition_reassignments;
         if (name.find(".elect_leaders") != std::string::npos) key = ApiKey::elect_leaders;
         if (name.find(".describe_log_dirs") != std::string::npos) key = ApiKey::describe_log_dirs;
+        if (name.find(".sasl_handshake") != std::string::npos) key = ApiKey::sasl_handshake;
+        if (name.find(".sasl_authenticate") != std::string::npos) key = ApiKey::sasl_authenticate;
         cases.push_back({name, key, version});
     }
     return cases;
@@ -208,6 +257,9 @@ Status decode_any(ApiKey key, std::span<const uint8_t> frame, int16_t version) {
             return decode_frame<ListPartitionReassignments>(frame, version).status();
         case ApiKey::elect_leaders: return decode_frame<ElectLeaders>(frame, version).status();
         case ApiKey::describe_log_dirs: return decode_frame<DescribeLogDirs>(frame, version).status();
+        case ApiKey::sasl_handshake: return decode_frame<SaslHandshake>(frame, version).status();
+        case ApiKey::sasl_authenticate:
+            return decode_frame<SaslAuthenticate>(frame, version).status();
     }
     return Status();
 }

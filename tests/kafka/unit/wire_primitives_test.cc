@@ -93,6 +93,37 @@ TEST(WirePrimitives, ArraysClassicAndCompactAndNull) {
     EXPECT_TRUE(reader.finish().ok());
 }
 
+TEST(WirePrimitives, BytesClassicAndCompact) {
+    Writer writer;
+    const std::vector<uint8_t> token{'n', 0, 0xff};
+    writer.bytes(token, false);  // 00 00 00 03, then the bytes
+    writer.bytes(token, true);   // 04, then the bytes
+    writer.bytes({}, true);      // 01
+    EXPECT_EQ(writer.bytes(), (std::vector<uint8_t>{0, 0, 0, 3, 'n', 0, 0xff, 0x04, 'n', 0, 0xff,
+                                                    0x01}));
+    Reader reader(writer.bytes(), "bytes");
+    EXPECT_EQ(reader.bytes("a", false), token);
+    EXPECT_EQ(reader.bytes("b", true), token);
+    EXPECT_EQ(reader.bytes("c", true), std::vector<uint8_t>{});
+    EXPECT_TRUE(reader.finish().ok());
+
+    const std::vector<uint8_t> null_bytes{0xff, 0xff, 0xff, 0xff};
+    Reader null_reader(null_bytes, "TestResponse v0");
+    null_reader.bytes("auth_bytes", false);
+    EXPECT_EQ(null_reader.status().error().message,
+              "TestResponse v0: auth_bytes at offset 0: null, but the field is not nullable");
+    const std::vector<uint8_t> negative{0xff, 0xff, 0xff, 0xfe};
+    Reader negative_reader(negative, "TestResponse v0");
+    negative_reader.bytes("auth_bytes", false);
+    EXPECT_EQ(negative_reader.status().error().message,
+              "TestResponse v0: auth_bytes at offset 0: negative bytes length -2");
+    const std::vector<uint8_t> short_bytes{0x05, 'a'};
+    Reader short_reader(short_bytes, "TestResponse v2");
+    short_reader.bytes("auth_bytes", true);
+    EXPECT_EQ(short_reader.status().error().message,
+              "TestResponse v2: auth_bytes at offset 1: truncated: needs 4 bytes, 1 left");
+}
+
 TEST(WirePrimitives, TaggedFieldsAreSkipped) {
     // Two fields: tag 0 with 1 byte, tag 300 (ac 02) with 2 bytes; then an int8.
     const std::vector<uint8_t> bytes{0x02, 0x00, 0x01, 0xaa, 0xac, 0x02, 0x02, 0xbb, 0xcc, 0x05};

@@ -9,11 +9,18 @@
 // expects) too: change one side, change the other.
 //
 // `error CODE NAME RETRIABLE` lines list Kafka's error codes for protocol_errors.cc.
+//
+// `scram.*` lines are SCRAM conversations (RFC 5802) that Kafka's own ScramFormatter computes
+// from fixed names, passwords, nonces and salts: each message's bytes, as the SaslAuthenticate
+// tokens carry them.
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData;
@@ -30,11 +37,18 @@ import org.apache.kafka.common.message.ListPartitionReassignmentsRequestData;
 import org.apache.kafka.common.message.ListPartitionReassignmentsResponseData;
 import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.message.ResponseHeaderData;
+import org.apache.kafka.common.message.SaslAuthenticateRequestData;
+import org.apache.kafka.common.message.SaslAuthenticateResponseData;
+import org.apache.kafka.common.message.SaslHandshakeRequestData;
+import org.apache.kafka.common.message.SaslHandshakeResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.protocol.Message;
 import org.apache.kafka.common.protocol.MessageUtil;
 import org.apache.kafka.common.protocol.types.RawTaggedField;
+import org.apache.kafka.common.security.scram.internals.ScramFormatter;
+import org.apache.kafka.common.security.scram.internals.ScramMechanism;
+import org.apache.kafka.common.security.scram.internals.ScramMessages;
 import org.apache.kafka.common.utils.AppInfoParser;
 
 public class VectorGen {
@@ -136,6 +150,15 @@ public class VectorGen {
         }
         request("describe_log_dirs.all", ApiKeys.DESCRIBE_LOG_DIRS, 2,
             new DescribeLogDirsRequestData().setTopics(null));
+
+        for (int v = 0; v <= 1; v++) {
+            request("sasl_handshake", ApiKeys.SASL_HANDSHAKE, v,
+                new SaslHandshakeRequestData().setMechanism("SCRAM-SHA-512"));
+        }
+        for (int v = 0; v <= 2; v++) {
+            request("sasl_authenticate", ApiKeys.SASL_AUTHENTICATE, v, new SaslAuthenticateRequestData()
+                .setAuthBytes(utf8("n,,n=ballast,r=fyko+d2lbbFgONRv9qkxdawL")));
+        }
     }
 
     // ------------------------------------------------------------------ responses
@@ -167,6 +190,19 @@ public class VectorGen {
             .setApiKey((short) 18).setMinVersion((short) 0).setMaxVersion((short) 2));
         response("api_versions.unsupported", ApiKeys.API_VERSIONS, 0, new ApiVersionsResponseData()
             .setErrorCode(Errors.UNSUPPORTED_VERSION.code()).setApiKeys(own));
+        // What a SASL listener answers before authentication: the SASL APIs listed too.
+        ApiVersionsResponseData.ApiVersionCollection sasl =
+            new ApiVersionsResponseData.ApiVersionCollection();
+        sasl.add(new ApiVersionsResponseData.ApiVersion()
+            .setApiKey((short) 17).setMinVersion((short) 0).setMaxVersion((short) 1));
+        sasl.add(new ApiVersionsResponseData.ApiVersion()
+            .setApiKey((short) 18).setMinVersion((short) 0).setMaxVersion((short) 4));
+        sasl.add(new ApiVersionsResponseData.ApiVersion()
+            .setApiKey((short) 36).setMinVersion((short) 0).setMaxVersion((short) 2));
+        sasl.add(new ApiVersionsResponseData.ApiVersion()
+            .setApiKey((short) 60).setMinVersion((short) 0).setMaxVersion((short) 2));
+        response("api_versions.sasl", ApiKeys.API_VERSIONS, 4, new ApiVersionsResponseData()
+            .setErrorCode((short) 0).setApiKeys(sasl).setThrottleTimeMs(0));
 
         for (int v = 0; v <= 2; v++) {
             DescribeClusterResponseData.DescribeClusterBrokerCollection brokers =
@@ -256,12 +292,74 @@ public class VectorGen {
         }
     }
 
-    public static void main(String[] args) {
+    static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static void saslResponses() {
+        for (int v = 0; v <= 1; v++) {
+            response("sasl_handshake", ApiKeys.SASL_HANDSHAKE, v, new SaslHandshakeResponseData()
+                .setErrorCode((short) 0)
+                .setMechanisms(List.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")));
+        }
+        response("sasl_handshake.unsupported", ApiKeys.SASL_HANDSHAKE, 1, new SaslHandshakeResponseData()
+            .setErrorCode(Errors.UNSUPPORTED_SASL_MECHANISM.code())
+            .setMechanisms(List.of("PLAIN", "SCRAM-SHA-256")));
+        for (int v = 0; v <= 2; v++) {
+            SaslAuthenticateResponseData data = new SaslAuthenticateResponseData()
+                .setErrorCode((short) 0).setErrorMessage(null)
+                .setAuthBytes(utf8("r=fyko+d2lbbFgONRv9qkxdawL3rfcNHYJY1ZVvWVs7j,s=QSXCR+Q6sek8bf92,i=4096"))
+                .setSessionLifetimeMs(3600000L);
+            // A tagged field Ballast skips.
+            if (v >= 2) data.unknownTaggedFields().add(new RawTaggedField(5, new byte[] {9}));
+            response("sasl_authenticate", ApiKeys.SASL_AUTHENTICATE, v, data);
+            response("sasl_authenticate.failed", ApiKeys.SASL_AUTHENTICATE, v, new SaslAuthenticateResponseData()
+                .setErrorCode(Errors.SASL_AUTHENTICATION_FAILED.code())
+                .setErrorMessage("Authentication failed during authentication due to invalid credentials"
+                    + " with SASL mechanism SCRAM-SHA-512")
+                .setAuthBytes(new byte[0]).setSessionLifetimeMs(0));
+        }
+    }
+
+    /** One SCRAM conversation, every message from Kafka's ScramFormatter and ScramMessages. */
+    static void scram(String name, ScramMechanism mechanism, String user, String password,
+                      String clientNonce, String serverNonce, byte[] salt, int iterations) throws Exception {
+        ScramFormatter formatter = new ScramFormatter(mechanism);
+        ScramMessages.ClientFirstMessage clientFirst =
+            new ScramMessages.ClientFirstMessage(ScramFormatter.saslName(user), clientNonce, Map.of());
+        ScramMessages.ServerFirstMessage serverFirst =
+            new ScramMessages.ServerFirstMessage(clientNonce, serverNonce, salt, iterations);
+        ScramMessages.ClientFinalMessage clientFinal = new ScramMessages.ClientFinalMessage(
+            utf8(clientFirst.gs2Header()), serverFirst.nonce());
+        byte[] salted = formatter.saltedPassword(password, salt, iterations);
+        clientFinal.proof(formatter.clientProof(salted, clientFirst, serverFirst, clientFinal));
+        byte[] signature = formatter.serverSignature(formatter.serverKey(salted), clientFirst, serverFirst, clientFinal);
+        ScramMessages.ServerFinalMessage serverFinal = new ScramMessages.ServerFinalMessage(null, signature);
+        System.out.println("scram." + name + ".client_first " + hex(clientFirst.toBytes()));
+        System.out.println("scram." + name + ".server_first " + hex(serverFirst.toBytes()));
+        System.out.println("scram." + name + ".client_final " + hex(clientFinal.toBytes()));
+        System.out.println("scram." + name + ".server_final " + hex(serverFinal.toBytes()));
+    }
+
+    static void scramConversations() throws Exception {
+        // RFC 7677's example, to show Kafka's formatter and the RFC agree.
+        scram("rfc7677", ScramMechanism.SCRAM_SHA_256, "user", "pencil", "rOprNGfwEbeRWgbNEkqO",
+            "%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0", Base64.getDecoder().decode("W22ZaJ0SNY7soEsUEjb6gQ=="), 4096);
+        // SHA-512, with a name that needs escaping (',' and '=').
+        scram("sha512", ScramMechanism.SCRAM_SHA_512, "ballast,ops=admin", "correct horse battery",
+            "fyko+d2lbbFgONRv9qkxdawL", "3rfcNHYJY1ZVvWVs7j",
+            new byte[] {0x41, 0x25, (byte) 0xc2, 0x47, (byte) 0xe4, 0x3a, (byte) 0xb1, (byte) 0xe9,
+                        0x3c, 0x6d, (byte) 0xff, 0x76, 0x11, 0x22, 0x33, 0x44}, 4096);
+    }
+
+    public static void main(String[] args) throws Exception {
         System.out.println("# Kafka wire vectors from kafka-clients " + AppInfoParser.getVersion()
             + "'s message classes. Generated by VectorGen.java; regenerate with"
             + " tests/kafka/vectors/regenerate. Do not edit.");
         requests();
         responses();
+        saslResponses();
+        scramConversations();
         for (Errors error : Errors.values()) {
             System.out.println("error " + error.code() + " " + error.name() + " "
                 + (error.exception() instanceof RetriableException ? 1 : 0));
