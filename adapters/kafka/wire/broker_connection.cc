@@ -46,7 +46,14 @@ std::string BrokerConnection::failure_prefix(ApiKey key, int16_t version) const 
 }
 
 Status BrokerConnection::ensure_open(Deadline deadline) {
-    if (is_open() && !_transport->broken()) return Status();
+    if (is_open() && !_transport->broken()) {
+        if (!_transport->reauthentication_due()) return Status();
+        // Between two requests, on the same stream: the broker closes a
+        // connection whose session ended at its next other request.
+        Status renewed = _transport->authenticate(*this, deadline);
+        if (!renewed.ok()) close();
+        return renewed;
+    }
     close();
     // Connecting gets its own, shorter bound inside the call's.
     const Deadline connect_deadline(
@@ -56,14 +63,17 @@ Status BrokerConnection::ensure_open(Deadline deadline) {
     Status opened = _transport->open(_host, _port, connect_deadline);
     if (!opened.ok()) return opened;
     ++_open_count;
-    Status negotiated = negotiate(connect_deadline);
-    if (!negotiated.ok()) close();
-    return negotiated;
+    Status ready = negotiate(connect_deadline);
+    if (ready.ok()) ready = _transport->authenticate(*this, connect_deadline);
+    if (!ready.ok()) close();
+    return ready;
 }
 
-Result<BrokerConnection::Frame> BrokerConnection::exchange(ApiKey key, int16_t version,
-                                                           const Writer& body,
-                                                           Deadline deadline) {
+Result<ResponseFrame> BrokerConnection::round_trip(ApiKey key, int16_t version,
+                                                   const Writer& body, Deadline deadline) {
+    if (!is_open()) {
+        return make_error(ErrorCode::io_error, failure_prefix(key, version) + "not connected");
+    }
     const int32_t correlation_id = _next_correlation_id;
     // Wraps after 2^31 requests; only equality matters.
     _next_correlation_id = correlation_id == INT32_MAX ? 1 : correlation_id + 1;
@@ -109,7 +119,7 @@ Result<BrokerConnection::Frame> BrokerConnection::exchange(ApiKey key, int16_t v
                               std::to_string(response_size) + " is outside 4.." +
                               std::to_string(_options.response_bytes_max) + " bytes");
     }
-    Frame response;
+    ResponseFrame response;
     response.bytes.resize(static_cast<size_t>(response_size));
     read = _transport->read(response.bytes, deadline);
     if (!read.ok()) {
@@ -145,10 +155,9 @@ Result<ApiVersionsResponse> BrokerConnection::request_api_versions(int16_t versi
     request.client_software_version = _options.client_software_version;
     Status encoded = ApiVersions::encode(request, version, body);
     if (!encoded.ok()) return encoded.error();
-    Result<Frame> frame = exchange(ApiKey::api_versions, version, body, deadline);
+    Result<ResponseFrame> frame = round_trip(ApiKey::api_versions, version, body, deadline);
     if (!frame.ok()) return frame.error();
-    const std::span<const uint8_t> body_bytes =
-        std::span<const uint8_t>(frame->bytes).subspan(frame->body_offset);
+    const std::span<const uint8_t> body_bytes = frame->body();
 
     Reader reader(body_bytes, "ApiVersionsResponse v" + std::to_string(version) + " from " +
                                   address());

@@ -8,6 +8,11 @@
 /// both our range and the broker's. A cap (ConnectionOptions::version_caps)
 /// lowers ours; tests use it to run every version against a real broker.
 ///
+/// Opening is connect, ApiVersions, then the transport's `authenticate`
+/// (nothing for PLAINTEXT) with this connection as its request channel;
+/// before each later request, a session the transport says is near its end
+/// is renewed on the same stream (transport.h).
+///
 /// Failures and what they leave behind:
 /// - a transport error or timeout closes the connection: a half-read
 ///   response would leave the stream out of step. The next call reconnects.
@@ -18,6 +23,8 @@
 /// - a response with the wrong correlation id closes the connection.
 /// - a malformed response body fails the call (naming the field and the
 ///   offset) but keeps the connection: the frame was delimited by its size.
+/// - a failed authentication (or re-authentication) closes the connection;
+///   the request that waited for it was not sent.
 ///
 /// Not thread-safe: one caller at a time (the client that owns it).
 
@@ -30,6 +37,7 @@
 #include "adapters/kafka/wire/api_versions.h"
 #include "adapters/kafka/wire/protocol_api.h"
 #include "adapters/kafka/wire/protocol_header.h"
+#include "adapters/kafka/wire/request_channel.h"
 #include "adapters/kafka/wire/transport.h"
 #include "adapters/kafka/wire/transport_tcp.h"
 #include "adapters/kafka/wire/wire_reader.h"
@@ -57,11 +65,11 @@ struct ConnectionOptions {
     int32_t response_bytes_max = 64 << 20;
     /// Use at most this version of an API (tests pin old versions).
     std::vector<std::pair<ApiKey, int16_t>> version_caps;
-    /// How to reach a broker: PLAINTEXT by default; TLS or SASL later.
+    /// How to reach a broker: PLAINTEXT by default.
     TransportFactory transport = TcpTransport::factory();
 };
 
-class BrokerConnection {
+class BrokerConnection final : public RequestChannel {
 public:
     BrokerConnection(std::string host, int32_t port, ConnectionOptions options);
     BrokerConnection(const BrokerConnection&) = delete;
@@ -78,7 +86,7 @@ public:
 
     /// The version negotiated for `key`. Precondition: open. Fails (naming
     /// both ranges) when the broker and Ballast share no version.
-    Result<int16_t> version_for(ApiKey key) const;
+    Result<int16_t> version_for(ApiKey key) const override;
     /// The broker's ApiVersions answer. Precondition: open.
     const ApiVersionsResponse& broker_versions() const { return _broker_versions; }
 
@@ -89,17 +97,15 @@ public:
     const std::string& host() const { return _host; }
     int32_t port() const { return _port; }
     /// "127.0.0.1:9092"
-    std::string address() const { return _host + ":" + std::to_string(_port); }
+    std::string address() const override { return _host + ":" + std::to_string(_port); }
+
+    /// Writes header + body as one frame, reads one response frame, checks
+    /// the correlation id (RequestChannel; SASL sends its requests with it
+    /// while the connection opens). Fails when not open.
+    Result<ResponseFrame> round_trip(ApiKey key, int16_t version, const Writer& body,
+                                     Deadline deadline) override;
 
 private:
-    /// Writes header + body as one frame, reads one response frame, checks
-    /// the correlation id. Returns the frame (header included) after the
-    /// size prefix, and where the body starts.
-    struct Frame {
-        std::vector<uint8_t> bytes;
-        size_t body_offset = 0;
-    };
-    Result<Frame> exchange(ApiKey key, int16_t version, const Writer& body, Deadline deadline);
     /// ApiVersions, retried once at the broker's highest version when it
     /// does not speak ours.
     Status negotiate(Deadline deadline);
@@ -124,19 +130,7 @@ Result<typename Api::Response> BrokerConnection::call(const typename Api::Reques
     if (!opened.ok()) return opened.error();
     Result<int16_t> version = version_for(Api::key);
     if (!version.ok()) return version.error();
-    Writer body;
-    Status encoded = Api::encode(request, *version, body);
-    if (!encoded.ok()) return encoded.error();
-    Result<Frame> frame = exchange(Api::key, *version, body, deadline);
-    if (!frame.ok()) return frame.error();
-    const std::span<const uint8_t> bytes(frame->bytes);
-    Reader reader(bytes.subspan(frame->body_offset),
-                  std::string(api_name(Api::key)) + "Response v" + std::to_string(*version) +
-                      " from " + address());
-    typename Api::Response response = Api::decode(reader, *version);
-    Status decoded = reader.finish();
-    if (!decoded.ok()) return decoded.error();
-    return response;
+    return send_request<Api>(*this, request, *version, deadline);
 }
 
 }  // namespace ballast::kafka::wire

@@ -1,54 +1,40 @@
 #pragma once
 
 /// The byte stream under a broker connection: the seam where security plugs
-/// in. PLAINTEXT is `TcpTransport` (transport_tcp.h). TLS is another
-/// Transport (the handshake happens in `open`); SASL is a Transport that
-/// wraps an inner one and, in `open`, runs the SaslHandshake and
-/// SaslAuthenticate exchange over it before handing the stream to the
-/// connection. The connection above never knows which one it has.
+/// in. PLAINTEXT is `TcpTransport` (transport_tcp.h); TLS is another
+/// Transport (the handshake happens in `open`), and SASL one that wraps a
+/// TCP or TLS transport.
+///
+/// SASL is not bytes but Kafka requests, so it does not run in `open`: the
+/// connection opens the stream, asks for ApiVersions (which a broker answers
+/// before authentication, and which says which SaslHandshake and
+/// SaslAuthenticate versions it speaks), then calls `authenticate` with
+/// itself as the channel. Before each later request it asks
+/// `reauthentication_due` and, when the session nears its end, calls
+/// `authenticate` again on the same stream. One ApiVersions serves both the
+/// authentication and the calls (librdkafka does the same; Kafka's Java
+/// client sends one inside its authenticator and another after).
 ///
 /// Every call is bounded by a deadline; nothing blocks past it.
 
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <span>
 #include <string>
 
+#include "adapters/kafka/wire/deadline.h"
+#include "adapters/kafka/wire/request_channel.h"
 #include "events/result.h"
 
 namespace ballast::kafka::wire {
-
-/// A point in time on the monotonic clock by which a call must finish.
-class Deadline {
-public:
-    using Clock = std::chrono::steady_clock;
-
-    static Deadline after_ms(int64_t timeout_ms) {
-        return Deadline(Clock::now() + std::chrono::milliseconds(timeout_ms));
-    }
-    explicit Deadline(Clock::time_point at) : _at(at) {}
-
-    /// Milliseconds left, 0 once passed (rounded up, so that a wait for the
-    /// last fraction of a millisecond does not spin).
-    int64_t remaining_ms() const {
-        auto left = _at - Clock::now();
-        if (left <= Clock::duration::zero()) return 0;
-        return std::chrono::ceil<std::chrono::milliseconds>(left).count();
-    }
-    bool expired() const { return Clock::now() >= _at; }
-    Clock::time_point at() const { return _at; }
-
-private:
-    Clock::time_point _at;
-};
 
 class Transport {
 public:
     virtual ~Transport() = default;
 
-    /// Connects (and for TLS/SASL, authenticates). Errors name the address.
+    /// Connects (for TLS: and completes the handshake, checking the broker's
+    /// certificate). Errors name the protocol and the address.
     virtual events::Status open(const std::string& host, int32_t port, Deadline deadline) = 0;
     /// Writes every byte, or fails.
     virtual events::Status write(std::span<const uint8_t> bytes, Deadline deadline) = 0;
@@ -60,8 +46,21 @@ public:
     virtual bool broken() = 0;
     virtual void close() = 0;
     virtual bool is_open() const = 0;
-    /// "PLAINTEXT 127.0.0.1:9092", for errors.
+    /// "PLAINTEXT 127.0.0.1:9092", "SASL_SSL 127.0.0.1:9094", for errors.
+    /// Never a password.
     virtual std::string describe() const = 0;
+
+    /// After ApiVersions on a fresh stream, and again whenever
+    /// `reauthentication_due`: proves who we are with requests on `channel`.
+    /// Nothing to do for PLAINTEXT and SSL (a client certificate was
+    /// presented in the handshake). On failure the connection closes.
+    virtual events::Status authenticate(RequestChannel& channel, Deadline deadline) {
+        (void)channel;
+        (void)deadline;
+        return events::Status();
+    }
+    /// Whether the session must be renewed before the next request.
+    virtual bool reauthentication_due() const { return false; }
 };
 
 /// Makes a fresh, unopened transport: a connection calls it to reconnect.
