@@ -79,6 +79,11 @@ Result<std::vector<BrokerAddress>> parse_bootstrap_servers(std::string_view list
 
 AdminClient::AdminClient(ClientOptions options) : _options(std::move(options)) {
     assert(!_options.bootstrap_servers.empty());
+    // One factory for every connection of this client: they share its TLS
+    // context (the stores read once).
+    if (!_options.connection.transport) {
+        _options.connection.transport = transport_factory(_options.connection.security);
+    }
 }
 
 void AdminClient::close() {

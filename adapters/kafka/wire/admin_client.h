@@ -44,6 +44,8 @@ Result<std::vector<BrokerAddress>> parse_bootstrap_servers(std::string_view list
 
 struct ClientOptions {
     std::vector<BrokerAddress> bootstrap_servers;
+    /// Every connection's options; `connection.security` says how to reach
+    /// and authenticate to the brokers (PLAINTEXT by default).
     ConnectionOptions connection;
 };
 

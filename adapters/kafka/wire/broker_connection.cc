@@ -25,8 +25,12 @@ std::string range_text(VersionRange range) {
 
 BrokerConnection::BrokerConnection(std::string host, int32_t port, ConnectionOptions options)
     : _host(std::move(host)), _port(port), _options(std::move(options)) {
-    assert(_options.transport);
+    if (!_options.transport) _options.transport = transport_factory(_options.security);
     assert(_options.response_bytes_max > 0);
+}
+
+std::string BrokerConnection::describe() const {
+    return _transport ? _transport->describe() : address();
 }
 
 void BrokerConnection::close() {

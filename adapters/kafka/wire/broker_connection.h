@@ -8,10 +8,12 @@
 /// both our range and the broker's. A cap (ConnectionOptions::version_caps)
 /// lowers ours; tests use it to run every version against a real broker.
 ///
-/// Opening is connect, ApiVersions, then the transport's `authenticate`
-/// (nothing for PLAINTEXT) with this connection as its request channel;
-/// before each later request, a session the transport says is near its end
-/// is renewed on the same stream (transport.h).
+/// Security: `ConnectionOptions::security` picks the transport (PLAINTEXT by
+/// default; SSL, SASL_PLAINTEXT, SASL_SSL: security_options.h). Opening is
+/// connect (and the TLS handshake), ApiVersions, then the transport's
+/// `authenticate` (SASL) with this connection as its request channel; before
+/// each later request, a SASL session near its end is renewed on the same
+/// stream (transport.h).
 ///
 /// Failures and what they leave behind:
 /// - a transport error or timeout closes the connection: a half-read
@@ -38,8 +40,8 @@
 #include "adapters/kafka/wire/protocol_api.h"
 #include "adapters/kafka/wire/protocol_header.h"
 #include "adapters/kafka/wire/request_channel.h"
+#include "adapters/kafka/wire/security_options.h"
 #include "adapters/kafka/wire/transport.h"
-#include "adapters/kafka/wire/transport_tcp.h"
 #include "adapters/kafka/wire/wire_reader.h"
 #include "adapters/kafka/wire/wire_writer.h"
 #include "events/result.h"
@@ -65,8 +67,11 @@ struct ConnectionOptions {
     int32_t response_bytes_max = 64 << 20;
     /// Use at most this version of an API (tests pin old versions).
     std::vector<std::pair<ApiKey, int16_t>> version_caps;
-    /// How to reach a broker: PLAINTEXT by default.
-    TransportFactory transport = TcpTransport::factory();
+    /// How to reach and authenticate to a broker: PLAINTEXT by default.
+    SecurityOptions security;
+    /// Overrides `security` when set: tests hand in transports made by hand
+    /// (a fixed SCRAM nonce, a fake clock).
+    TransportFactory transport;
 };
 
 class BrokerConnection final : public RequestChannel {
@@ -98,6 +103,8 @@ public:
     int32_t port() const { return _port; }
     /// "127.0.0.1:9092"
     std::string address() const override { return _host + ":" + std::to_string(_port); }
+    /// "SASL_SSL 127.0.0.1:9094" once a transport exists.
+    std::string describe() const;
 
     /// Writes header + body as one frame, reads one response frame, checks
     /// the correlation id (RequestChannel; SASL sends its requests with it

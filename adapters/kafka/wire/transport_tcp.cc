@@ -28,11 +28,11 @@ std::string errno_text(int error) { return std::strerror(error); }
 TcpTransport::~TcpTransport() { close(); }
 
 std::string TcpTransport::describe() const {
-    return "PLAINTEXT " + _host + ":" + std::to_string(_port);
+    return _protocol + " " + _host + ":" + std::to_string(_port);
 }
 
-TransportFactory TcpTransport::factory() {
-    return [] { return std::make_unique<TcpTransport>(); };
+TransportFactory TcpTransport::factory(std::string protocol) {
+    return [protocol] { return std::make_unique<TcpTransport>(protocol); };
 }
 
 void TcpTransport::close() {

@@ -2,6 +2,8 @@
 
 /// PLAINTEXT: a TCP socket, non-blocking, every wait a poll() bounded by the
 /// deadline. TCP_NODELAY: requests are small and answered one at a time.
+/// TLS runs over one (transport_tls.h), and SASL_PLAINTEXT is one inside a
+/// SaslTransport: `protocol` names which in every error.
 
 #include <string>
 
@@ -13,7 +15,7 @@ namespace ballast::kafka::wire {
 
 class TcpTransport final : public Transport {
 public:
-    TcpTransport() = default;
+    explicit TcpTransport(std::string protocol = "PLAINTEXT") : _protocol(std::move(protocol)) {}
     ~TcpTransport() override;
     TcpTransport(const TcpTransport&) = delete;
     TcpTransport& operator=(const TcpTransport&) = delete;
@@ -29,13 +31,20 @@ public:
     bool is_open() const override { return _fd >= 0; }
     std::string describe() const override;
 
-    static TransportFactory factory();
+    /// "PLAINTEXT", "SASL_PLAINTEXT", "SSL", ...
+    const std::string& protocol() const { return _protocol; }
+    /// The socket, for a transport layered on it (TLS); -1 when closed.
+    int fd() const { return _fd; }
+    /// Waits until the socket is ready for `events` (POLLIN/POLLOUT); the
+    /// error says what timed out ("timed out during the TLS handshake").
+    events::Status wait(short events, Deadline deadline, const char* doing);
+
+    static TransportFactory factory(std::string protocol = "PLAINTEXT");
 
 private:
     events::Status connect_to(const ::addrinfo& address, Deadline deadline);
-    /// Waits until the socket is ready for `events` (POLLIN/POLLOUT).
-    events::Status wait(short events, Deadline deadline, const char* doing);
 
+    std::string _protocol;
     int _fd = -1;
     std::string _host;
     int32_t _port = 0;
