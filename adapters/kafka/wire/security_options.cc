@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "adapters/kafka/wire/transport_sasl.h"
 #include "adapters/kafka/wire/transport_tcp.h"
 #include "adapters/kafka/wire/transport_tls.h"
 
@@ -185,16 +186,11 @@ TransportFactory transport_factory(const SecurityOptions& options) {
     if (!valid.ok()) {
         return [error = valid.error()] { return std::make_unique<RefusedTransport>(error); };
     }
-    if (options.uses_sasl()) {
-        const events::Error missing = make_error(
-            ErrorCode::unsupported, std::string("security.protocol=") +
-                                        security_protocol_name(options.protocol) +
-                                        ": the SASL transport is not built");
-        return [missing] { return std::make_unique<RefusedTransport>(missing); };
-    }
     const std::string label = security_protocol_name(options.protocol);
-    return options.uses_tls() ? TlsTransport::factory(options.tls, label)
-                              : TcpTransport::factory(label);
+    TransportFactory stream = options.uses_tls() ? TlsTransport::factory(options.tls, label)
+                                                 : TcpTransport::factory(label);
+    if (!options.uses_sasl()) return stream;
+    return SaslTransport::factory(std::move(stream), options.sasl);
 }
 
 }  // namespace ballast::kafka::wire

@@ -140,8 +140,7 @@ struct SecurityOptions {
     std::string redacted() const;
 };
 
-/// The transports `options` asks for: TCP or TLS over TCP; the SASL
-/// protocols fail to open, saying the SASL transport is not built.
+/// The transports `options` asks for: TCP, TLS over TCP, SASL over either.
 /// A client's TLS context (trust store, key store) is loaded once, at the
 /// first connection, and shared by every transport the factory makes; a
 /// store that fails to load fails that connection with the file and the

@@ -2,9 +2,9 @@
 
 /// The byte stream under a broker connection: the seam where security plugs
 /// in. PLAINTEXT is `TcpTransport` (transport_tcp.h), SSL is `TlsTransport`
-/// (transport_tls.h: the TLS handshake happens in `open`), and SASL one that
-/// wraps a TCP or TLS transport. `security_options.h` picks one from the
-/// configuration.
+/// (transport_tls.h: the TLS handshake happens in `open`), and SASL_PLAINTEXT
+/// and SASL_SSL are a `SaslTransport` (transport_sasl.h) around one of them.
+/// `security_options.h` picks one from the configuration.
 ///
 /// SASL is not bytes but Kafka requests, so it does not run in `open`: the
 /// connection opens the stream, asks for ApiVersions (which a broker answers

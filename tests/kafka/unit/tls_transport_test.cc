@@ -19,6 +19,7 @@
 #include "adapters/kafka/wire/describe_cluster.h"
 #include "adapters/kafka/wire/transport_tls.h"
 #include "tests/kafka/support/kafka_vectors.h"
+#include "tests/kafka/support/sasl_frames.h"
 #include "tests/kafka/support/scripted_broker.h"
 #include "tests/kafka/support/test_pki.h"
 
@@ -296,6 +297,40 @@ TEST(TlsTransport, AHandshakeThatNeverEndsTimesOut) {
     EXPECT_EQ(opened.error().message,
               "SSL 127.0.0.1:" + std::to_string(port) + ": timed out during the TLS handshake");
     EXPECT_LT(took, std::chrono::seconds(2));
+}
+
+// SASL over TLS: the whole stack from the configuration, PLAIN inside TLS.
+TEST(TlsTransport, SaslSslFromTheConfiguration) {
+    ScriptedBroker broker(
+        [](const Request& request) {
+            switch (request.api_key) {
+                case api_versions_key:
+                    return ScriptedBroker::answer(
+                        kafka_vectors().at("response.api_versions.sasl.v4"), request);
+                case 17:
+                    return ScriptedBroker::answer(
+                        testing::sasl_handshake_response(1, 0, {"PLAIN"}), request);
+                case 36:
+                    return ScriptedBroker::answer(
+                        testing::sasl_authenticate_response(request.api_version, 0, std::nullopt, "", 0),
+                        request);
+                default:
+                    return ScriptedBroker::answer(kafka_vectors().at("response.describe_cluster.v2"),
+                                                  request);
+            }
+        },
+        server_tls());
+    ConnectionOptions options = ssl_options(trusting(pki().ca_pem));
+    options.security.protocol = SecurityProtocol::sasl_ssl;
+    options.security.sasl.mechanism = SaslMechanism::plain;
+    options.security.sasl.username = "ballast";
+    options.security.sasl.password = Secret("tls-wrapped");
+    BrokerConnection connection("127.0.0.1", broker.port(), options);
+    Result<DescribeClusterResponse> cluster =
+        connection.call<DescribeCluster>({}, Deadline::after_ms(5000));
+    ASSERT_TRUE(cluster.ok()) << cluster.error().to_string();
+    EXPECT_EQ(connection.describe(), "SASL_SSL 127.0.0.1:" + std::to_string(broker.port()));
+    EXPECT_EQ(testing::sasl_token(broker.requests()[2]), std::string("\0ballast\0tls-wrapped", 20));
 }
 
 }  // namespace
