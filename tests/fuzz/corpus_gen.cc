@@ -186,6 +186,27 @@ void wire_vectors() {
     }
 }
 
+/// The SCRAM server messages of kafka_vectors.txt (Kafka's formatter wrote
+/// them), each behind the byte that picks its reader in scram_message_fuzz,
+/// and a little base64.
+void scram_messages() {
+    std::istringstream lines(read_file("tests/kafka/vectors/kafka_vectors.txt"));
+    std::string line;
+    while (std::getline(lines, line)) {
+        if (line.rfind("scram.", 0) != 0) continue;
+        const size_t space = line.find(' ');
+        const std::string name = line.substr(0, space);
+        const std::string hex = line.substr(space + 1);
+        const bool first = name.ends_with(".server_first");
+        if (!first && !name.ends_with(".server_final")) continue;
+        std::string bytes(1, static_cast<char>(first ? 0 : 1));
+        for (size_t h = 0; h + 1 < hex.size(); h += 2) bytes.push_back(static_cast<char>(std::stoi(hex.substr(h, 2), nullptr, 16)));
+        write("scram_message_fuzz", name, bytes);
+    }
+    write("scram_message_fuzz", "server_final.error", std::string(1, '\x01') + "e=invalid-proof");
+    write("scram_message_fuzz", "base64", std::string(1, '\x02') + "Zm9vYmE=");
+}
+
 /// Big-endian bytes, as Java's ByteBuffer writes them.
 class Bytes {
 public:
@@ -260,6 +281,7 @@ int main(int argc, char** argv) {
     journal_runs();
     snapshots();
     wire_vectors();
+    scram_messages();
     metrics();
     configs();
     scenarios();
