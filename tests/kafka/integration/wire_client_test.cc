@@ -11,6 +11,8 @@
 
 #include "adapters/kafka/wire/admin_client.h"
 #include "adapters/kafka/wire/response_errors.h"
+#include "adapters/kafka/wire/sasl_authenticate.h"
+#include "adapters/kafka/wire/sasl_handshake.h"
 #include "tests/kafka/integration/kafka_cluster.h"
 
 namespace ballast::kafka::wire {
@@ -219,10 +221,46 @@ TEST_F(KafkaCluster, EveryVersionOfEveryRequestRoundTrips) {
                     }
                     break;
                 }
+                // A PLAINTEXT listener answers the SASL requests, at every version, with
+                // ILLEGAL_SASL_STATE: the layouts are read from a real broker all the same.
+                case ApiKey::sasl_handshake: {
+                    auto handshake =
+                        (*opened)->call<SaslHandshake>({"PLAIN"}, Deadline::after_ms(call_timeout_ms));
+                    ASSERT_TRUE(handshake.ok()) << handshake.error().to_string();
+                    EXPECT_EQ(handshake->error.code, error_codes::illegal_sasl_state);
+                    break;
+                }
+                case ApiKey::sasl_authenticate: {
+                    auto authenticated = (*opened)->call<SaslAuthenticate>(
+                        {{'\0', 'u', '\0', 'p'}}, Deadline::after_ms(call_timeout_ms));
+                    ASSERT_TRUE(authenticated.ok()) << authenticated.error().to_string();
+                    EXPECT_EQ(authenticated->error.code, error_codes::illegal_sasl_state);
+                    EXPECT_TRUE(authenticated->error.message.has_value());
+                    break;
+                }
             }
         }
     }
     EXPECT_TRUE(_rdkafka->delete_topic(topic).ok());
+}
+
+// A client configured for SASL against a PLAINTEXT listener: the broker's refusal,
+// named, and no request sent past it.
+TEST_F(KafkaCluster, SaslAgainstAPlaintextListenerSaysSo) {
+    ClientOptions options;
+    options.bootstrap_servers = {_servers[0]};
+    options.connection.security.protocol = SecurityProtocol::sasl_plaintext;
+    options.connection.security.sasl.mechanism = SaslMechanism::scram_sha_512;
+    options.connection.security.sasl.username = "ballast";
+    options.connection.security.sasl.password = Secret("not-shown");
+    AdminClient admin(std::move(options));
+    Result<DescribeClusterResponse> cluster = admin.describe_cluster({}, call_timeout_ms);
+    ASSERT_FALSE(cluster.ok());
+    EXPECT_TRUE(contains(cluster.error().message,
+                         "SASL authentication failed for user 'ballast' with SCRAM-SHA-512: "
+                         "SaslHandshake refused: ILLEGAL_SASL_STATE (34)"))
+        << cluster.error().message;
+    EXPECT_FALSE(contains(cluster.error().message, "not-shown"));
 }
 
 // A reassignment that stays in progress (the new replica copies 3 MB through a
