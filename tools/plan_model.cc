@@ -53,7 +53,8 @@ nlohmann::ordered_json balance_json(const driver::BalanceSummary& b) {
             {"disk_max_mean", b.disk_max_mean},       {"disk_min_mean", b.disk_min_mean},
             {"replicas_min", b.replicas_min},         {"replicas_max", b.replicas_max},
             {"leaders_min", b.leaders_min},           {"leaders_max", b.leaders_max},
-            {"rack_violations", b.rack_violations},   {"brokers_over_capacity", b.brokers_over_capacity}};
+            {"rack_violations", b.rack_violations},   {"brokers_over_capacity", b.brokers_over_capacity},
+            {"topic_replicas_over_band", b.topic_replicas_over}};
 }
 
 }  // namespace
@@ -119,8 +120,8 @@ int run_model_plan(const Context& ctx, const ModelPlanOptions& options, const st
     }
 
     const double threshold = planner.capacity_threshold;
-    const driver::BalanceSummary before = driver::balance_of(*model, threshold);
-    const driver::BalanceSummary after = driver::balance_of(now, threshold);
+    const driver::BalanceSummary before = driver::balance_of(*model, threshold, planner.topic_spread_avg_deviation);
+    const driver::BalanceSummary after = driver::balance_of(now, threshold, planner.topic_spread_avg_deviation);
     const driver::MovedSummary moved = driver::moved_between(*model, now);
     std::vector<std::string> violated;
     for (goals::GoalKind g : goals::violated_goals(now, planner)) violated.push_back(goals::goal_name(g));
@@ -195,6 +196,8 @@ int run_model_plan(const Context& ctx, const ModelPlanOptions& options, const st
     range("leaders per broker", before.leaders_min, before.leaders_max, after.leaders_min, after.leaders_max);
     std::printf("%-28s %10u %10u\n", "rack violations", before.rack_violations, after.rack_violations);
     std::printf("%-28s %10u %10u\n", "brokers over capacity", before.brokers_over_capacity, after.brokers_over_capacity);
+    std::printf("%-28s %10llu %10llu\n", "topic replicas over band", static_cast<unsigned long long>(before.topic_replicas_over),
+                static_cast<unsigned long long>(after.topic_replicas_over));
     std::string goals_line;
     for (const std::string& g : violated) goals_line += (goals_line.empty() ? "" : ", ") + g;
     std::printf("\ngoals not met after the plan: %s\n", goals_line.empty() ? "none" : goals_line.c_str());

@@ -29,6 +29,12 @@ MODELS = {
     "300b_300k_rf3": ["--brokers", "300", "--partitions", "300000", "--rf", "3", "--racks", "3"],
 }
 
+# Cruise Control's TopicReplicaDistributionGoal allows up to ceil(mean x (1 + (threshold - 1) x 0.9))
+# replicas of a topic on a broker, at least ceil(mean) + min.gap; threshold 1 + 0.5 / 0.9 and
+# min.gap 1 give Ballast's topic band, max(ceil(mean x 1.5), ceil(mean) + 1), and its lower end.
+SAME_TOPIC_BAND = ["--set", "topic.replica.count.balance.threshold=1.5556",
+                   "--set", "topic.replica.count.balance.min.gap=1"]
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
@@ -72,6 +78,7 @@ def row_values(score, planning_s):
         "leaders per broker": f"{a['leaders_min']}-{a['leaders_max']}",
         "rack violations": str(a["rack_violations"]),
         "brokers over capacity": str(a["brokers_over_capacity"]),
+        "topic replicas over band": str(a["topic_replicas_over_band"]),
     }
 
 
@@ -82,6 +89,9 @@ def main():
     parser.add_argument("--seed", default="1", help="model_gen seed (default 1)")
     parser.add_argument("--work", default="/tmp/ballast-peers", help="where models and assignments go")
     parser.add_argument("--json", action="store_true", help="one JSON object per model instead of the table")
+    parser.add_argument("--same-topic-band", action="store_true",
+                        help="hold Cruise Control's topic goal to Ballast's topic band (its defaults allow about "
+                             "three times a topic's mean on a broker; Ballast's, one and a half)")
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)  # each model's table as it is done, also into a file
 
@@ -113,7 +123,7 @@ def main():
         if cruise:
             theirs = os.path.join(args.work, f"{name}-s{args.seed}.cruise-control.json")
             out = run([os.path.join(HERE, "cruise-control-plan"), "--model", model, "--assignment-out", theirs,
-                       "--json"], f"cruise-control-plan {name}")
+                       "--json", *(SAME_TOPIC_BAND if args.same_topic_band else [])], f"cruise-control-plan {name}")
             cc = last_json(out, "cruise-control-plan")
             score = last_json(run([ballast, "plan", "--model", model, "--score-assignment", theirs, "--json"],
                                   "score"), "score")

@@ -202,5 +202,35 @@ TEST(PlanModel, AnotherBalancersAssignmentIsScoredWithTheSameTotals) {
     EXPECT_NE(both.exit_code, 0) << "scoring plans nothing: --complete makes no sense with it";
 }
 
+/// Topic "pile" has 8 of its replicas on broker 1 of 4: its mean is 2 and
+/// its band's upper end max(ceil(2 x 1.5), 2 + 1) = 3, so 5 are over; topic
+/// "even" has one on each broker, none over. Moving two of the pile to
+/// broker 2 (which then holds 2) leaves 3 over.
+TEST(PlanModel, TopicSpreadIsScoredAsReplicasOverTheTopicBand) {
+    TempDir dir;
+    json brokers = json::array();
+    for (int id = 1; id <= 4; id++) brokers.push_back({{"id", id}});
+    json partitions = json::array();
+    for (int p = 0; p < 8; p++) {
+        partitions.push_back({{"topic", "pile"}, {"partition", p}, {"replicas", {1}}, {"bytes_in_per_s", mib},
+                              {"bytes_out_per_s", 0}, {"size_bytes", mib}});
+    }
+    for (int p = 0; p < 4; p++) {
+        partitions.push_back({{"topic", "even"}, {"partition", p}, {"replicas", {p + 1}}, {"bytes_in_per_s", mib},
+                              {"bytes_out_per_s", 0}, {"size_bytes", mib}});
+    }
+    const std::string path = write(dir, "model.json", {{"brokers", brokers}, {"partitions", partitions}});
+    json moves = json::array();
+    for (int p = 0; p < 2; p++) moves.push_back({{"topic", "pile"}, {"partition", p}, {"replicas", {2}}});
+    const std::string two = write(dir, "two.json", {{"version", 1}, {"partitions", moves}});
+    const auto scored = ballast("plan --model " + path + " --score-assignment " + two + " --json");
+    ASSERT_EQ(scored.exit_code, 0) << scored.out;
+    const json score = json::parse(scored.out);
+    EXPECT_EQ(score["before"]["topic_replicas_over_band"], 5) << scored.out;
+    EXPECT_EQ(score["after"]["topic_replicas_over_band"], 3) << scored.out;
+    const auto text = ballast("plan --model " + path + " --score-assignment " + two);
+    EXPECT_TRUE(contains(text.out, "topic replicas over band")) << text.out;
+}
+
 }  // namespace
 }  // namespace ballast::tools

@@ -215,7 +215,38 @@ events::Result<goals::ClusterModel> read_model_file(const std::string& path) {
     return parse_model_json(text.str(), path);
 }
 
-BalanceSummary balance_of(const goals::ClusterModel& m, double capacity_threshold) {
+namespace {
+uint64_t topic_replicas_over(const goals::ClusterModel& m, const std::map<int32_t, size_t>& index,
+                             const std::vector<size_t>& alive, double deviation) {
+    std::vector<uint8_t> is_alive(m.brokers.size(), 0);
+    for (size_t b : alive) is_alive[b] = 1;
+    std::vector<int64_t> counts(m.brokers.size(), 0);
+    uint64_t over = 0;
+    // Partitions are sorted by topic: one topic at a time.
+    for (size_t first = 0; first < m.partitions.size();) {
+        size_t last = first;
+        int64_t on_alive = 0;
+        std::fill(counts.begin(), counts.end(), 0);
+        for (; last < m.partitions.size() && m.partitions[last].topic == m.partitions[first].topic; last++) {
+            const goals::Partition& p = m.partitions[last];
+            for (uint16_t r = 0; r < p.replica_count; r++) {
+                const size_t b = index.at(m.replicas[p.replica_begin + r]);
+                if (!is_alive[b]) continue;
+                counts[b]++;
+                on_alive++;
+            }
+        }
+        const double mean = static_cast<double>(on_alive) / static_cast<double>(alive.size());
+        const int64_t upper = std::max(static_cast<int64_t>(std::ceil(mean * (1 + deviation))),
+                                       static_cast<int64_t>(std::ceil(mean)) + 1);
+        for (size_t b : alive) over += static_cast<uint64_t>(std::max<int64_t>(0, counts[b] - upper));
+        first = last;
+    }
+    return over;
+}
+}  // namespace
+
+BalanceSummary balance_of(const goals::ClusterModel& m, double capacity_threshold, double topic_deviation) {
     BalanceSummary s;
     const size_t n = m.brokers.size();
     std::vector<goals::Load> loads(n);
@@ -272,6 +303,7 @@ BalanceSummary balance_of(const goals::ClusterModel& m, double capacity_threshol
                           (c.replicas_max > 0 && replicas[b] > c.replicas_max);
         s.brokers_over_capacity += over;
     }
+    s.topic_replicas_over = topic_replicas_over(m, index, alive, topic_deviation);
     return s;
 }
 

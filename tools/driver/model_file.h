@@ -36,9 +36,14 @@ struct BalanceSummary {
     uint32_t rack_violations = 0;
     /// Brokers over a capacity limit (capacity x threshold) in some resource.
     uint32_t brokers_over_capacity = 0;
+    /// How unevenly topics are spread: replicas of a topic on an alive broker
+    /// beyond the topic band's upper end, max(ceil(mean x (1 + deviation)),
+    /// ceil(mean) + 1) for the topic's mean over the alive brokers (the
+    /// bound TopicSpreadGoal keeps, `topic_deviation` its deviation), summed.
+    uint64_t topic_replicas_over = 0;
 };
 
-BalanceSummary balance_of(const goals::ClusterModel& model, double capacity_threshold);
+BalanceSummary balance_of(const goals::ClusterModel& model, double capacity_threshold, double topic_deviation);
 
 /// What changed from `before` to `after` (the same partitions).
 struct MovedSummary {
