@@ -134,7 +134,7 @@ std::vector<std::string> apply_config_change(events::Config& config,
 
 events::ConfigChanged full_config_event(const events::Config& config) {
     events::ConfigChanged change;
-    for (auto& [key, value] : config.entries()) change.entries.push_back({key, value, false});
+    for (auto& [key, value] : config.journal_entries()) change.entries.push_back({key, value, false});
     return change;
 }
 

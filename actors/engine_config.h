@@ -52,8 +52,9 @@ std::vector<std::string> apply_config_change(events::Config& config,
                                              const events::ConfigChanged& change,
                                              const std::vector<std::string>& overrides);
 
-/// The ConfigChanged event that sets every key to `config`'s value: the
-/// engine journals it at start, so a replay runs with the same settings.
+/// The ConfigChanged event that sets every journaled key to `config`'s
+/// value: the engine journals it at start, so a replay runs with the same
+/// settings (the `kafka.*` connection settings never reach the journal).
 events::ConfigChanged full_config_event(const events::Config& config);
 
 }  // namespace ballast::actors

@@ -210,113 +210,16 @@ Result<std::vector<std::string>> parse_goal_list(const KeySpec& spec, std::strin
     return goals;
 }
 
-/// Levenshtein distance, two rolling rows: O(|a|·|b|) time, O(|b|) space.
-/// Only distances up to `limit` matter to the caller: once a whole row is
-/// past it (a row's smallest entry never shrinks in the next), it returns
-/// limit + 1 without computing the rest.
-std::size_t edit_distance(std::string_view a, std::string_view b, std::size_t limit) {
-    std::vector<std::size_t> previous(b.size() + 1);
-    std::vector<std::size_t> current(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) previous[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        current[0] = i;
-        std::size_t row_min = current[0];
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-            current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
-            row_min = std::min(row_min, current[j]);
-        }
-        if (row_min > limit) return limit + 1;
-        std::swap(previous, current);
-    }
-    return std::min(previous[b.size()], limit + 1);
-}
-
-/// "unknown config key 'x' (did you mean 'y'?)". The hint is the known key
-/// closest by edit distance, offered only when at most a third of the typed
-/// characters would have to change: beyond that it is noise, not a typo.
+/// "unknown config key 'x' (did you mean 'y'?)".
 Error unknown_key(std::string_view key) {
     std::string message = "unknown config key '" + std::string(key) + "'";
-    const KeySpec* closest = nullptr;
-    std::size_t closest_distance = std::numeric_limits<std::size_t>::max();
-    const std::size_t distance_max = key.size() / 3;  // at most a third of the typed characters
-    for (const KeySpec& spec : config_keys()) {
-        // The distance is at least the difference in length: a known key
-        // whose length differs by more than distance_max is never offered.
-        // Skipping it keeps a long unknown key (a pasted blob, a binary line)
-        // from costing |key| x |known key| steps per known key.
-        const std::size_t length_gap =
-            key.size() > spec.key.size() ? key.size() - spec.key.size() : spec.key.size() - key.size();
-        if (length_gap > distance_max) continue;
-        const std::size_t distance = edit_distance(key, spec.key, distance_max);
-        if (distance < closest_distance) {
-            closest = &spec;
-            closest_distance = distance;
-        }
-    }
-    if (closest != nullptr && closest_distance <= distance_max) {
-        message += " (did you mean '" + std::string(closest->key) + "'?)";
+    std::vector<std::string_view> known;
+    known.reserve(config_keys().size());
+    for (const KeySpec& spec : config_keys()) known.push_back(spec.key);
+    if (std::string closest = closest_name(key, known); !closest.empty()) {
+        message += " (did you mean '" + closest + "'?)";
     }
     return make_error(ErrorCode::invalid_argument, std::move(message));
-}
-
-// ------------------------------------------------------------ .properties
-
-/// Whitespace in the Java .properties sense (line ends are handled apart).
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\f'; }
-
-std::string_view skip_blanks(std::string_view text) {
-    while (!text.empty() && is_blank(text.front())) text.remove_prefix(1);
-    return text;
-}
-
-/// The physical line at `pos`, without its ending (\n, \r\n or \r); advances `pos`.
-std::string_view next_line(std::string_view text, std::size_t& pos) {
-    const std::size_t start = pos;
-    const std::size_t end = std::min(text.find_first_of("\r\n", start), text.size());
-    pos = end;
-    if (end < text.size()) pos = text.compare(end, 2, "\r\n") == 0 ? end + 2 : end + 1;
-    return text.substr(start, end - start);
-}
-
-/// A line ending in an odd number of backslashes continues onto the next: the
-/// last backslash is not itself escaped.
-bool continues(std::string_view line) {
-    std::size_t backslashes = 0;
-    while (backslashes < line.size() && line[line.size() - 1 - backslashes] == '\\') ++backslashes;
-    return backslashes % 2 == 1;
-}
-
-/// Resolves the escapes of a raw key or value and drops trailing blanks that
-/// were not escaped ("a\ " keeps its space). Unlike Java, an unknown escape is
-/// an error rather than silently dropping the backslash, so that a Windows
-/// path like C:\data is not quietly read as C:data.
-Result<std::string> unescape(std::string_view raw) {
-    std::string out;
-    std::size_t kept = 0;  // length of `out` up to its last non-blank or escaped char
-    for (std::size_t i = 0; i < raw.size(); ++i) {
-        const char c = raw[i];
-        if (c != '\\') {
-            out += c;
-            if (!is_blank(c)) kept = out.size();
-            continue;
-        }
-        if (++i == raw.size()) break;  // a lone trailing backslash continued onto nothing
-        switch (raw[i]) {
-            case 't': out += '\t'; break;
-            case 'n': out += '\n'; break;
-            case 'r': out += '\r'; break;
-            case 'f': out += '\f'; break;
-            case '\\': case '=': case ':': case '#': case '!': case ' ': out += raw[i]; break;
-            default:
-                return make_error(ErrorCode::invalid_argument,
-                                  "unknown escape '\\" + std::string(1, raw[i]) + "' in '" +
-                                      std::string(raw) + "' (write '\\\\' for a backslash)");
-        }
-        kept = out.size();
-    }
-    out.resize(kept);
-    return out;
 }
 
 /// The inverse of unescape for a value: a properties line that reads back as `value`.
@@ -451,64 +354,15 @@ Status Config::apply_override(std::string_view assignment) {
     return set(trim(assignment.substr(0, equals)), trim(assignment.substr(equals + 1)), "--set");
 }
 
-/// Java .properties, the parts that matter: a logical line is a physical line
-/// plus the lines its trailing backslashes pull in (their leading blanks
-/// dropped); comments (# or !) and blank lines are skipped; the key runs to
-/// the first unescaped '=', ':' or blank, and one '=' or ':' with blanks
-/// around it separates it from the value. Applied to a copy, so that a bad
-/// line leaves this config untouched.
 Status Config::load_properties_text(std::string_view text, std::string_view origin) {
-    if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 BOM from some editors
+    Result<std::vector<PropertyLine>> lines = parse_properties(text, origin, PropertiesDialect::ballast);
+    if (!lines) return lines.error();
+    // Applied to a copy, so that a bad line leaves this config untouched.
     Config staged = *this;
-    std::size_t pos = 0;
-    int line_number = 0;
-    while (pos < text.size()) {
-        std::string_view line = skip_blanks(next_line(text, pos));
-        const int first_line_number = ++line_number;
-        if (line.empty() || line.front() == '#' || line.front() == '!') continue;
-
-        std::string logical;
-        while (continues(line)) {
-            logical.append(line.substr(0, line.size() - 1));
-            if (pos >= text.size()) {
-                line = {};
-                break;
-            }
-            line = skip_blanks(next_line(text, pos));
-            ++line_number;
-        }
-        logical.append(line);
-
-        std::size_t key_end = 0;
-        while (key_end < logical.size()) {
-            const char c = logical[key_end];
-            if (c == '\\') {
-                key_end += 2;
-                continue;
-            }
-            if (c == '=' || c == ':' || is_blank(c)) break;
-            ++key_end;
-        }
-        key_end = std::min(key_end, logical.size());
-        std::string_view rest = skip_blanks(std::string_view(logical).substr(key_end));
-        if (!rest.empty() && (rest.front() == '=' || rest.front() == ':')) {
-            rest = skip_blanks(rest.substr(1));
-        }
-
-        const std::string where = std::string(origin) + ":" + std::to_string(first_line_number);
-        auto located = [&where](const Error& error) {
-            return Status(make_error(error.code, where + ": " + error.message));
-        };
-        Result<std::string> key = unescape(std::string_view(logical).substr(0, key_end));
-        if (!key) return located(key.error());
-        Result<std::string> value = unescape(rest);
-        if (!value) return located(value.error());
-        if (key->empty()) {
-            return located(make_error(ErrorCode::invalid_argument,
-                                      "missing key before the value in '" + logical + "'"));
-        }
-        if (Status status = staged.set(*key, *value, where); !status) {
-            return located(status.error());
+    for (const PropertyLine& line : *lines) {
+        const std::string where = std::string(origin) + ":" + std::to_string(line.line);
+        if (Status status = staged.set(line.key, line.value, where); !status) {
+            return make_error(status.error().code, where + ": " + status.error().message);
         }
     }
     *this = std::move(staged);
@@ -516,20 +370,9 @@ Status Config::load_properties_text(std::string_view text, std::string_view orig
 }
 
 Status Config::load_properties_file(const std::string& path) {
-    // C stdio rather than ifstream: fread + ferror tell a read error (say, the
-    // path is a directory) apart from an empty file.
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                         &std::fclose);
-    auto failed = [&path](int error_number) {
-        return make_error(error_number == ENOENT ? ErrorCode::not_found : ErrorCode::io_error,
-                          "cannot read config file '" + path + "': " + std::strerror(error_number));
-    };
-    if (!file) return failed(errno);
-    std::string text;
-    char buffer[4096];
-    while (std::size_t n = std::fread(buffer, 1, sizeof buffer, file.get())) text.append(buffer, n);
-    if (std::ferror(file.get())) return failed(errno);
-    return load_properties_text(text, path);
+    Result<std::string> text = read_text_file(path, "config file");
+    if (!text) return text.error();
+    return load_properties_text(*text, path);
 }
 
 std::size_t Config::index_of(std::string_view key) {
@@ -598,9 +441,26 @@ std::vector<std::pair<std::string, std::string>> Config::entries() const {
     return out;
 }
 
+std::string Config::display_text(std::string_view key) const {
+    const std::size_t index = index_of(key);
+    const KeySpec& spec = config_keys()[index];
+    std::string text = format_value(spec, _slots[index].value);
+    if (spec.secret && !text.empty()) return std::string(hidden_text);
+    return text;
+}
+
+std::vector<std::pair<std::string, std::string>> Config::journal_entries() const {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (std::size_t i = 0; i < config_keys().size(); ++i) {
+        const KeySpec& spec = config_keys()[i];
+        if (spec.journaled) out.emplace_back(std::string(spec.key), format_value(spec, _slots[i].value));
+    }
+    return out;
+}
+
 std::string Config::to_properties_text() const {
     std::string out;
-    for (const auto& [key, value] : entries()) out += key + "=" + escape(value) + "\n";
+    for (const auto& [key, value] : journal_entries()) out += key + "=" + escape(value) + "\n";
     return out;
 }
 

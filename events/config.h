@@ -15,6 +15,12 @@
 /// (and the file and line when it came from a file). Asking a `Config` for a
 /// key that does not exist, or with the wrong getter, is a programming error
 /// and asserts.
+///
+/// Most keys are the engine's and are journaled, so that a replay decides
+/// with the same settings. The `kafka.*` keys are how this process reaches
+/// the cluster (Kafka's client properties, passwords among them): they are
+/// never journaled (`to_properties_text` and `journal_entries` leave them
+/// out) and the secret ones print as "[hidden]" (`display_text`).
 
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +30,7 @@
 #include <variant>
 #include <vector>
 
+#include "events/properties.h"
 #include "events/result.h"
 
 namespace ballast::events {
@@ -57,6 +64,11 @@ struct KeySpec {
     /// string_list only: checks one element; returns "" when fine, else what
     /// was expected.
     std::string (*element_check)(std::string_view element) = nullptr;
+    /// A password, or text holding one: shown only as "[hidden]".
+    bool secret = false;
+    /// False for the settings of this process alone (how it connects to
+    /// Kafka): they never reach the journal, and a replay has no use for them.
+    bool journaled = true;
 };
 
 /// Every known key, AutoMQ-compatible keys first, then Ballast's own. The order
@@ -71,6 +83,13 @@ const std::vector<std::string_view>& known_goals();
 
 /// AutoMQ names goals by class; `<prefix><ShortName>` is accepted as ShortName.
 inline constexpr std::string_view automq_goal_prefix = "kafka.autobalancer.goals.";
+
+/// The prefix of the keys that carry Kafka client properties
+/// (`kafka.security.protocol` is Kafka's `security.protocol`).
+inline constexpr std::string_view kafka_client_prefix = "kafka.";
+
+/// "[hidden]": how a secret value is shown (Kafka's own clients print the same).
+inline constexpr std::string_view hidden_text = "[hidden]";
 
 /// One element of `ballast.broker.capacity.overrides`:
 /// "ID:in=BYTES_PER_S:out=BYTES_PER_S:disk=BYTES:replicas=N", fields after
@@ -117,9 +136,13 @@ public:
     std::string value_text(std::string_view key) const;
     /// "default", "<file>:<line>" or "--set".
     const std::string& origin(std::string_view key) const;
-    /// (key, value_text) for every key, in config_keys() order.
+    /// value_text for people: "[hidden]" for a secret key with a value.
+    std::string display_text(std::string_view key) const;
+    /// (key, value_text) for every key, in config_keys() order, secrets in clear.
     std::vector<std::pair<std::string, std::string>> entries() const;
-    /// The effective config as a .properties text that loads back to the same
+    /// The same for the journaled keys only: what a journal may hold.
+    std::vector<std::pair<std::string, std::string>> journal_entries() const;
+    /// The journaled keys as a .properties text that loads back to the same
     /// values: one escaped `key=value` line per key, in config_keys() order.
     std::string to_properties_text() const;
 

@@ -92,6 +92,19 @@ KeySpec choice_key(std::string_view key, std::string_view default_value,
                    .choices = std::move(choices)};
 }
 
+/// A Kafka client property as a Ballast setting (`kafka.` + its name): text,
+/// checked where it is read (adapters/kafka/client_properties.h, which also
+/// reads `--command-config`), never journaled.
+KeySpec kafka_key(std::string_view key, std::string_view default_value, std::string_view description,
+                  bool secret = false) {
+    return KeySpec{.key = key,
+                   .type = ValueType::string,
+                   .default_value = default_value,
+                   .description = description,
+                   .secret = secret,
+                   .journaled = false};
+}
+
 std::vector<KeySpec> make_config_keys() {
     using enum ValueType;
     return {
@@ -286,6 +299,39 @@ std::vector<KeySpec> make_config_keys() {
         choice_key("ballast.log.level", "info",
                    {"trace", "debug", "info", "warn", "error", "critical", "off"},
                    "Least severe log level that is written."),
+
+        // How Ballast connects to Kafka: Kafka's client properties, prefixed.
+        // One given here wins over the same property in --command-config.
+        kafka_key("kafka.security.protocol", "PLAINTEXT",
+                  "security.protocol of every connection to the cluster: PLAINTEXT, SSL, SASL_PLAINTEXT or "
+                  "SASL_SSL. Like every kafka.* key: Kafka's client property of that name, never journaled, "
+                  "and it wins over the same property in `run --command-config FILE`."),
+        kafka_key("kafka.sasl.mechanism", "",
+                  "PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512; the SASL protocols need one (Kafka's default, "
+                  "GSSAPI, is not supported)."),
+        kafka_key("kafka.sasl.jaas.config", "",
+                  "The SASL login: org.apache.kafka.common.security.plain.PlainLoginModule (or "
+                  "org.apache.kafka.common.security.scram.ScramLoginModule) required username=\"...\" "
+                  "password=\"...\"; Shown as [hidden].",
+                  true),
+        kafka_key("kafka.ssl.truststore.location", "",
+                  "The CA certificates that may sign the brokers' certificates; empty: the system's."),
+        kafka_key("kafka.ssl.truststore.type", "",
+                  "PEM or PKCS12; needed with a location (Kafka's default, JKS, is not read: convert it with "
+                  "keytool -importkeystore -deststoretype PKCS12)."),
+        kafka_key("kafka.ssl.truststore.password", "", "The PKCS12 trust store's password. Shown as [hidden].", true),
+        kafka_key("kafka.ssl.keystore.location", "",
+                  "Ballast's own certificate and key, for brokers that require client certificates "
+                  "(ssl.client.auth=required); empty: none."),
+        kafka_key("kafka.ssl.keystore.type", "",
+                  "PEM (the private key and the certificate chain in one file) or PKCS12; needed with a "
+                  "location."),
+        kafka_key("kafka.ssl.keystore.password", "", "The PKCS12 key store's password. Shown as [hidden].", true),
+        kafka_key("kafka.ssl.key.password", "",
+                  "The password of a PEM key store's encrypted private key. Shown as [hidden].", true),
+        kafka_key("kafka.ssl.endpoint.identification.algorithm", "https",
+                  "https: a broker's certificate must name the host Ballast connects to; empty: it is not "
+                  "checked (any certificate the trust store vouches for is accepted)."),
     };
 }
 
