@@ -283,6 +283,32 @@ Status load_identity(SSL_CTX* ctx, const TlsOptions& options) {
 
 }  // namespace
 
+// ------------------------------------------------------------ the trust store as PEM
+
+Result<std::string> truststore_pem(const TlsOptions& options) {
+    if (options.truststore_path.empty()) return std::string();
+    const std::string label = store_label("ssl.truststore.location", options.truststore_path,
+                                          options.truststore_type);
+    if (options.truststore_type == StoreType::pem) return read_file(options.truststore_path, label);
+    Pkcs12Contents contents;
+    Status read = read_pkcs12(options.truststore_path, options.truststore_password, label, contents);
+    if (!read.ok()) return read.error();
+    BIO* out = BIO_new(BIO_s_mem());
+    if (out == nullptr) return make_error(ErrorCode::io_error, label + openssl_reason("out of memory"));
+    int written = 0;
+    if (contents.certificate != nullptr) written += PEM_write_bio_X509(out, contents.certificate);
+    for (int i = 0; i < sk_X509_num(contents.chain); ++i) {
+        written += PEM_write_bio_X509(out, sk_X509_value(contents.chain, i));
+    }
+    char* data = nullptr;
+    const long size = BIO_get_mem_data(out, &data);
+    std::string pem(data != nullptr && size > 0 ? std::string(data, static_cast<size_t>(size)) : std::string());
+    BIO_free(out);
+    ERR_clear_error();
+    if (written == 0) return make_error(ErrorCode::invalid_argument, label + "holds no certificate");
+    return pem;
+}
+
 // ------------------------------------------------------------ TlsContext
 
 TlsContext::TlsContext(SSL_CTX* ctx, bool verify_hostname, std::string trust)
@@ -441,7 +467,7 @@ Status TlsTransport::handshake(const std::string& host, Deadline deadline) {
         }
         if (verified != X509_V_OK) {
             return make_error(ErrorCode::invalid_argument,
-                              std::string("certificate verify failed: ") +
+                              std::string("certificate verify failed: the broker's certificate is not trusted: ") +
                                   X509_verify_cert_error_string(verified) + where);
         }
         // A PLAINTEXT listener closes on our ClientHello, or answers bytes

@@ -12,8 +12,9 @@
 /// asks for one (ssl.client.auth).
 ///
 /// Errors say what failed and against what:
-///   "certificate verify failed: self-signed certificate in certificate chain
-///    (SSL 127.0.0.1:9093; truststore /x/ca.pem)"
+///   "certificate verify failed: the broker's certificate is not trusted:
+///    self-signed certificate in certificate chain (SSL 127.0.0.1:9093;
+///    truststore /x/ca.pem)"
 ///   "certificate verify failed: hostname mismatch: the broker's certificate does
 ///    not name 'broker-1.example' (SSL broker-1.example:9093; truststore ...)"
 /// With TLS 1.3 the broker judges our certificate after our side of the
@@ -60,6 +61,12 @@ private:
     bool _verify_hostname;
     std::string _trust;
 };
+
+/// The certificates of the trust store as PEM text, for a TLS library that
+/// takes PEM only (librdkafka's ssl.ca.pem): a PEM store's file as it is, a
+/// PKCS12 store's certificates converted. "" for the system's store. Errors
+/// as `TlsContext::load`'s.
+events::Result<std::string> truststore_pem(const TlsOptions& options);
 
 /// Gives the context at `open`; an error fails that open.
 using TlsContextSource = std::function<events::Result<std::shared_ptr<const TlsContext>>()>;

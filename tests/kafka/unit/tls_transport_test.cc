@@ -123,7 +123,8 @@ TEST(TlsTransport, AnUntrustedCertificateSaysSo) {
     ASSERT_FALSE(opened.ok());
     EXPECT_EQ(opened.error().code, events::ErrorCode::invalid_argument);
     EXPECT_EQ(opened.error().message,
-              "certificate verify failed: self-signed certificate in certificate chain (SSL "
+              "certificate verify failed: the broker's certificate is not trusted: self-signed "
+              "certificate in certificate chain (SSL "
               "127.0.0.1:" + std::to_string(broker.port()) + "; truststore " + pki().other_ca_pem + ")");
 }
 
