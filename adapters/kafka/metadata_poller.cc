@@ -21,7 +21,8 @@ MetadataPoller::~MetadataPoller() { stop(); }
 events::Status MetadataPoller::attach(actors::EventSink sink) {
     _sink = std::move(sink);
     events::Result<std::unique_ptr<RdKafkaClient>> client =
-        RdKafkaClient::create(RdKafkaClient::Kind::producer, _options.bootstrap_servers, "ballast-metadata");
+        RdKafkaClient::create(RdKafkaClient::Kind::producer, _options.bootstrap_servers, "ballast-metadata",
+                              _options.rdkafka_settings);
     if (!client) return client.error();
     _rdkafka = std::move(*client);
     _admin = std::make_unique<wire::AdminClient>(_options.client);

@@ -39,6 +39,8 @@ struct MetadataPollerOptions {
     std::string bootstrap_servers;
     /// The wire client's (DescribeCluster, ListPartitionReassignments).
     wire::ClientOptions client;
+    /// librdkafka's settings for the same security as `client`'s.
+    std::vector<std::pair<std::string, std::string>> rdkafka_settings;
     int64_t poll_interval_ms = 1000;
     /// Each of the three requests of a poll.
     int64_t call_timeout_ms = 10'000;

@@ -15,7 +15,8 @@ MetricsSampler::~MetricsSampler() { stop(); }
 events::Status MetricsSampler::attach(actors::EventSink sink) {
     _sink = std::move(sink);
     events::Result<std::unique_ptr<RdKafkaClient>> client =
-        RdKafkaClient::create(RdKafkaClient::Kind::producer, _options.bootstrap_servers, "ballast-sampler");
+        RdKafkaClient::create(RdKafkaClient::Kind::producer, _options.bootstrap_servers, "ballast-sampler",
+                              _options.rdkafka_settings);
     if (!client) return client.error();
     _rdkafka = std::move(*client);
     _admin = std::make_unique<wire::AdminClient>(_options.client);

@@ -34,6 +34,8 @@ namespace ballast::kafka {
 struct MetricsSamplerOptions {
     std::string bootstrap_servers;
     wire::ClientOptions client;
+    /// librdkafka's settings for the same security as `client`'s.
+    std::vector<std::pair<std::string, std::string>> rdkafka_settings;
     int64_t interval_ms = 10'000;
     int64_t call_timeout_ms = 10'000;
 };

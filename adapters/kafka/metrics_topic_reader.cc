@@ -15,7 +15,8 @@ MetricsTopicReader::~MetricsTopicReader() { stop(); }
 events::Status MetricsTopicReader::start(actors::EventSink sink) {
     _sink = std::move(sink);
     events::Result<std::unique_ptr<RdKafkaClient>> consumer =
-        RdKafkaClient::create(RdKafkaClient::Kind::consumer, _options.bootstrap_servers, "ballast-metrics-reader");
+        RdKafkaClient::create(RdKafkaClient::Kind::consumer, _options.bootstrap_servers, "ballast-metrics-reader",
+                              _options.rdkafka_settings);
     if (!consumer) return consumer.error();
     _consumer = std::move(*consumer);
     _thread = std::thread([this] { run(); });

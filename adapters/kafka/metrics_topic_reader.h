@@ -33,6 +33,8 @@ enum class MetricsFormat : uint8_t { automq, cruise_control };
 
 struct MetricsTopicReaderOptions {
     std::string bootstrap_servers;
+    /// librdkafka's security settings (rdkafka_security.h).
+    std::vector<std::pair<std::string, std::string>> rdkafka_settings;
     MetricsFormat format = MetricsFormat::automq;
     std::string topic;
     int64_t interval_ms = 10'000;

@@ -8,6 +8,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "adapters/kafka/rdkafka_security.h"
+
 namespace ballast::kafka {
 
 using events::ErrorCode;
@@ -61,7 +63,8 @@ events::Result<std::unique_ptr<RdKafkaClient>> RdKafkaClient::create(
     for (const auto& [key, value] : all) {
         if (rd_kafka_conf_set(conf, key.c_str(), value.c_str(), error, sizeof(error)) != RD_KAFKA_CONF_OK) {
             rd_kafka_conf_destroy(conf);
-            return make_error(events::ErrorCode::invalid_argument, "librdkafka setting " + key + "=" + value + ": " + error);
+            return make_error(events::ErrorCode::invalid_argument,
+                              "librdkafka setting " + rdkafka_setting_text(key, value) + ": " + error);
         }
     }
     rd_kafka_conf_set_log_cb(conf, log_to_spdlog);
@@ -75,6 +78,8 @@ events::Result<std::unique_ptr<RdKafkaClient>> RdKafkaClient::create(
     if (kind == Kind::consumer) rd_kafka_poll_set_consumer(handle);
     return std::unique_ptr<RdKafkaClient>(new RdKafkaClient(handle));
 }
+
+int librdkafka_version() { return rd_kafka_version(); }
 
 RdKafkaClient::~RdKafkaClient() {
     if (_handle == nullptr) return;

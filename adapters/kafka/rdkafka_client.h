@@ -42,11 +42,17 @@ struct ConsumedRecord {
     std::vector<uint8_t> value;
 };
 
+/// The librdkafka this process loaded, as rd_kafka_version() gives it
+/// (0xMMmmrrxx): the shared library's, which may differ from the header the
+/// build saw.
+int librdkafka_version();
+
 class RdKafkaClient {
 public:
     enum class Kind { producer, consumer };
 
-    /// `bootstrap_servers` as librdkafka takes them ("host:port,host:port").
+    /// `bootstrap_servers` as librdkafka takes them ("host:port,host:port");
+    /// `settings` (the connection's security, rdkafka_security.h) come last.
     /// A consumer never commits and joins no group: it is assigned partitions.
     static events::Result<std::unique_ptr<RdKafkaClient>> create(
         Kind kind, const std::string& bootstrap_servers, const std::string& client_id,

@@ -51,7 +51,8 @@ events::Result<std::unique_ptr<KafkaElection>> KafkaElection::join(KafkaElection
     };
     KafkaElection* self = election.get();
     events::Result<detail::Handle> handle = detail::make_handle(
-        RD_KAFKA_CONSUMER, {o.bootstrap_servers, election_client_id(o.instance_id), 10'000}, settings, what,
+        RD_KAFKA_CONSUMER, {o.bootstrap_servers, election_client_id(o.instance_id), 10'000, o.client_settings},
+        settings, what,
         [self](rd_kafka_conf_t* conf) {
             rd_kafka_conf_set_rebalance_cb(conf, ElectionCallbacks::rebalance);
             rd_kafka_conf_set_opaque(conf, self);

@@ -34,6 +34,8 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "events/result.h"
 
@@ -54,6 +56,9 @@ inline std::string election_client_id(const std::string& instance_id) {
 
 struct KafkaElectionOptions {
     std::string bootstrap_servers;
+    /// librdkafka settings every connection gets on top of its own: how to
+    /// reach a secured cluster (adapters/kafka/rdkafka_security.h makes them).
+    std::vector<std::pair<std::string, std::string>> client_settings;
     /// This instance's name; the member's client.id is
     /// election_client_id(instance_id).
     std::string instance_id;

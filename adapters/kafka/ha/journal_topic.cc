@@ -93,7 +93,9 @@ events::Result<HaTopics> ensure_ha_topics(const KafkaHaOptions& options) {
     const std::string journal = options.journal_topic_name();
     const std::string snapshots = options.snapshots_topic_name();
     events::Result<detail::Handle> admin =
-        detail::make_handle(RD_KAFKA_PRODUCER, {options.bootstrap_servers, options.instance_id, options.call_timeout_ms},
+        detail::make_handle(RD_KAFKA_PRODUCER,
+                            {options.bootstrap_servers, options.instance_id, options.call_timeout_ms,
+                             options.client_settings},
                                {{"allow.auto.create.topics", "false"}}, "the HA topics' admin client");
     if (!admin) return admin.error();
     events::Result<detail::ClusterInfo> cluster =
@@ -195,6 +197,7 @@ events::Result<std::unique_ptr<KafkaHaLog>> KafkaHaLog::open(KafkaHaOptions opti
 
     KafkaJournalReaderOptions reader;
     reader.bootstrap_servers = o.bootstrap_servers;
+    reader.client_settings = o.client_settings;
     reader.instance_id = o.instance_id;
     reader.journal_topic = o.journal_topic_name();
     reader.snapshots_topic = o.snapshots_topic_name();
@@ -210,6 +213,7 @@ events::Result<std::unique_ptr<KafkaHaLog>> KafkaHaLog::open(KafkaHaOptions opti
     if (o.join_election) {
         KafkaElectionOptions election;
         election.bootstrap_servers = o.bootstrap_servers;
+        election.client_settings = o.client_settings;
         election.instance_id = o.instance_id;
         election.group_id = o.group_id;
         election.topic = o.journal_topic_name();
@@ -232,6 +236,7 @@ events::Status KafkaHaLog::become_writer() {
     _writer.reset();
     KafkaJournalWriterOptions writer;
     writer.bootstrap_servers = _options.bootstrap_servers;
+    writer.client_settings = _options.client_settings;
     writer.instance_id = _options.instance_id;
     writer.transactional_id = _options.transactional_id();
     writer.journal_topic = _options.journal_topic_name();

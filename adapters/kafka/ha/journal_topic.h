@@ -30,6 +30,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "actors/ha_ports.h"
@@ -43,6 +44,9 @@ namespace ballast::kafka::ha {
 struct KafkaHaOptions {
     /// "host:port,host:port", as librdkafka takes them.
     std::string bootstrap_servers;
+    /// librdkafka settings every connection gets on top of its own: how to
+    /// reach a secured cluster (adapters/kafka/rdkafka_security.h makes them).
+    std::vector<std::pair<std::string, std::string>> client_settings;
     /// This instance's name: client.id of every connection, so the group
     /// and the brokers' logs name it (the election's is "ballast-ha/" + it,
     /// the mark other Ballast groups know it by: presence.h).

@@ -100,7 +100,8 @@ events::Result<HaPresence> other_ballast_groups(const KafkaHaOptions& options) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.call_timeout_ms);
     const std::string at = " at bootstrap servers " + options.bootstrap_servers;
     events::Result<detail::Handle> handle = detail::make_handle(
-        RD_KAFKA_PRODUCER, {options.bootstrap_servers, options.instance_id, options.call_timeout_ms}, {},
+        RD_KAFKA_PRODUCER,
+        {options.bootstrap_servers, options.instance_id, options.call_timeout_ms, options.client_settings}, {},
         "the admin client that looks for other Ballast groups");
     if (!handle) return handle.error();
     rd_kafka_t* admin = handle->get();

@@ -37,12 +37,14 @@ events::Result<Handle> make_handle(rd_kafka_type_t type, const Connection& conne
         {"client.id", connection.client_id},
         {"log.connection.close", "false"},
     };
+    all.insert(all.end(), connection.client_settings.begin(), connection.client_settings.end());
     all.insert(all.end(), settings.begin(), settings.end());
     for (const auto& [key, value] : all) {
         if (rd_kafka_conf_set(conf, key.c_str(), value.c_str(), error, sizeof(error)) != RD_KAFKA_CONF_OK) {
             rd_kafka_conf_destroy(conf);
-            return make_error(ErrorCode::invalid_argument,
-                              what + ": librdkafka setting " + key + "=" + value + ": " + error);
+            const bool secret = key.ends_with("password") || key.ends_with(".pem");
+            return make_error(ErrorCode::invalid_argument, what + ": librdkafka setting " + key + "=" +
+                                                               (secret ? "[hidden]" : value) + ": " + error);
         }
     }
     rd_kafka_conf_set_log_cb(conf, log_to_spdlog);

@@ -65,10 +65,13 @@ struct Connection {
     std::string bootstrap_servers;
     std::string client_id;
     int64_t call_timeout_ms = 10'000;
+    /// The security settings (KafkaHaOptions::client_settings).
+    Settings client_settings = {};
 };
 
 /// A handle with the shared settings (bootstrap servers, client.id,
-/// librdkafka's logs to spdlog at debug level) and then `settings`.
+/// librdkafka's logs to spdlog at debug level, the connection's security)
+/// and then `settings`. An error shows no password.
 /// `configure` may set callbacks on the configuration before the handle is
 /// made. `what` names the handle in the error ("the journal's writer").
 events::Result<Handle> make_handle(rd_kafka_type_t type, const Connection& connection, const Settings& settings,

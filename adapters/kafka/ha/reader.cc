@@ -82,7 +82,7 @@ events::Result<std::unique_ptr<KafkaJournalReader>> KafkaJournalReader::create(K
     }
     std::unique_ptr<KafkaJournalReader> reader(new KafkaJournalReader(std::move(options)));
     const KafkaJournalReaderOptions& o = reader->_options;
-    const detail::Connection connection{o.bootstrap_servers, o.instance_id, o.call_timeout_ms};
+    const detail::Connection connection{o.bootstrap_servers, o.instance_id, o.call_timeout_ms, o.client_settings};
     // The follower: a standby sees a commit within ~50 ms of it, and
     // fetches ahead up to 32 MiB (runs are up to ~1 MiB).
     CommittedReader::Fetching following;

@@ -45,6 +45,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "events/result.h"
@@ -72,6 +73,9 @@ struct JournalLag {
 
 struct KafkaJournalReaderOptions {
     std::string bootstrap_servers;
+    /// librdkafka settings every connection gets on top of its own: how to
+    /// reach a secured cluster (adapters/kafka/rdkafka_security.h makes them).
+    std::vector<std::pair<std::string, std::string>> client_settings;
     std::string instance_id;  // client.id
     std::string journal_topic;
     std::string snapshots_topic;

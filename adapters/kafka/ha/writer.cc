@@ -48,7 +48,8 @@ events::Result<std::unique_ptr<KafkaJournalWriter>> KafkaJournalWriter::become(K
         {"allow.auto.create.topics", "false"},
     };
     events::Result<detail::Handle> handle = detail::make_handle(
-        RD_KAFKA_PRODUCER, {o.bootstrap_servers, o.instance_id, o.call_timeout_ms}, settings, what);
+        RD_KAFKA_PRODUCER, {o.bootstrap_servers, o.instance_id, o.call_timeout_ms, o.client_settings}, settings,
+        what);
     if (!handle) return handle.error();
     // InitProducerId: the coordinator bumps the id's epoch (fencing every
     // earlier producer of it) and aborts the transaction one left open.

@@ -34,6 +34,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "actors/ha_ports.h"
@@ -45,6 +46,9 @@ namespace ballast::kafka::ha {
 
 struct KafkaJournalWriterOptions {
     std::string bootstrap_servers;
+    /// librdkafka settings every connection gets on top of its own: how to
+    /// reach a secured cluster (adapters/kafka/rdkafka_security.h makes them).
+    std::vector<std::pair<std::string, std::string>> client_settings;
     std::string instance_id;  // client.id
     /// Fixed for the group ("ballast-ha-" + group id): what fences.
     std::string transactional_id;
