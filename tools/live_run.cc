@@ -24,6 +24,7 @@
 #include "adapters/kafka/metadata_poller.h"
 #include "adapters/kafka/metrics_sampler.h"
 #include "adapters/kafka/metrics_topic_reader.h"
+#include "adapters/kafka/rdkafka_security.h"
 #include "adapters/kafka/retry_backoff.h"
 #include "tools/cli_common.h"
 #include "tools/run_events.h"
@@ -34,6 +35,13 @@ namespace {
 
 constexpr int64_t call_timeout_ms = 10'000;
 constexpr int64_t reachable_backoff_max_ms = 30'000;
+
+/// How every part reaches the cluster: the wire client's options and
+/// librdkafka's settings for the same security.
+struct Clients {
+    kafka::wire::ClientOptions wire;
+    kafka::RdKafkaSettings rdkafka;
+};
 
 /// SIGINT and SIGTERM, blocked in every thread and taken by sigtimedwait.
 class StopSignals {
@@ -95,8 +103,16 @@ private:
     bool _stopping = false;
 };
 
-/// Waits until some broker answers DescribeCluster; false if a signal came first.
-bool wait_for_cluster(const LiveRunOptions& options, const kafka::wire::ClientOptions& client, StopSignals& signals) {
+/// What the cluster answered first.
+struct Reached {
+    bool kafka4_or_later = false;  // kafka::kafka4_or_later of the broker that answered
+};
+
+/// Waits until some broker answers DescribeCluster; none if a signal came
+/// first. A refused login or an untrusted certificate is retried too: the
+/// error names it, and an operator may fix the broker's side meanwhile.
+std::optional<Reached> wait_for_cluster(const LiveRunOptions& options, const kafka::wire::ClientOptions& client,
+                                        StopSignals& signals) {
     kafka::wire::AdminClient admin(client);
     kafka::RetryBackoff backoff("connecting to the Kafka cluster at " + options.bootstrap_servers, 1000,
                                 reachable_backoff_max_ms);
@@ -105,10 +121,14 @@ bool wait_for_cluster(const LiveRunOptions& options, const kafka::wire::ClientOp
         if (cluster && cluster->error.ok()) {
             spdlog::info("connected to cluster {} ({} brokers) at {}", cluster->cluster_id, cluster->brokers.size(),
                          options.bootstrap_servers);
-            return true;
+            Reached reached;
+            if (events::Result<kafka::wire::BrokerConnection*> broker = admin.any_broker(call_timeout_ms); broker) {
+                reached.kafka4_or_later = kafka::kafka4_or_later((*broker)->broker_versions());
+            }
+            return reached;
         }
         const std::string problem = cluster ? cluster->error.to_string() : cluster.error().message;
-        if (signals.wait(backoff.failed(problem)) != 0) return false;
+        if (signals.wait(backoff.failed(problem)) != 0) return std::nullopt;
     }
 }
 
@@ -119,12 +139,11 @@ bool wait_for_cluster(const LiveRunOptions& options, const kafka::wire::ClientOp
 /// whole cluster again) and stopped, in reverse, when it ends.
 class Leadership {
 public:
-    Leadership(const LiveRunOptions& options, const kafka::wire::ClientOptions& client, kafka::EventClock clock,
-               EngineFeed* feed)
-        : _options(options), _client(client), _clock(std::move(clock)), _feed(feed) {
+    Leadership(const LiveRunOptions& options, const Clients& clients, kafka::EventClock clock, EngineFeed* feed)
+        : _options(options), _clients(clients), _clock(std::move(clock)), _feed(feed) {
         const events::Config& config = options.config;
         kafka::KafkaAdminPortOptions port_options;
-        port_options.client = client;
+        port_options.client = clients.wire;
         port_options.poll_interval_ms = std::min<int64_t>(config.get_int64("ballast.metadata.poll.ms"), 1000);
         port_options.call_timeout_ms = call_timeout_ms;
         // Time for the poller to report a finished move, several polls over.
@@ -142,7 +161,8 @@ public:
         const events::Config& config = _options.config;
         kafka::MetadataPollerOptions poller_options;
         poller_options.bootstrap_servers = _options.bootstrap_servers;
-        poller_options.client = _client;
+        poller_options.client = _clients.wire;
+        poller_options.rdkafka_settings = _clients.rdkafka;
         poller_options.poll_interval_ms = config.get_int64("ballast.metadata.poll.ms");
         poller_options.call_timeout_ms = call_timeout_ms;
         _poller = std::make_unique<kafka::MetadataPoller>(poller_options, _clock, &_view);
@@ -154,7 +174,8 @@ public:
             if (source == "sampler") {
                 kafka::MetricsSamplerOptions o;
                 o.bootstrap_servers = _options.bootstrap_servers;
-                o.client = _client;
+                o.client = _clients.wire;
+                o.rdkafka_settings = _clients.rdkafka;
                 o.interval_ms = sample_interval_ms;
                 o.call_timeout_ms = call_timeout_ms;
                 _samplers.push_back(std::make_unique<kafka::MetricsSampler>(o, _clock, &_view));
@@ -162,6 +183,7 @@ public:
             } else {
                 kafka::MetricsTopicReaderOptions o;
                 o.bootstrap_servers = _options.bootstrap_servers;
+                o.rdkafka_settings = _clients.rdkafka;
                 o.format = source == "automq" ? kafka::MetricsFormat::automq : kafka::MetricsFormat::cruise_control;
                 o.topic = config.get_string(source == "automq" ? "ballast.metrics.automq.topic"
                                                                : "ballast.metrics.cruise.control.topic");
@@ -192,7 +214,7 @@ public:
 
 private:
     const LiveRunOptions& _options;
-    kafka::wire::ClientOptions _client;
+    Clients _clients;
     kafka::EventClock _clock;
     EngineFeed* _feed;
     kafka::ClusterView _view;
@@ -348,12 +370,12 @@ private:
 };
 
 /// One instance beside a cluster: it leads from the start.
-int run_single(const LiveRunOptions& options, const kafka::wire::ClientOptions& client, kafka::EventClock clock,
+int run_single(const LiveRunOptions& options, const Clients& clients, kafka::EventClock clock,
                StopSignals& signals) {
     const events::Config& config = options.config;
     RunLog log;
     EngineFeed feed(&log);
-    Leadership leadership(options, client, clock, &feed);
+    Leadership leadership(options, clients, clock, &feed);
 
     actors::EngineOptions engine_options;
     engine_options.config = config;
@@ -390,6 +412,7 @@ int run_single(const LiveRunOptions& options, const kafka::wire::ClientOptions& 
     presence.bootstrap_servers = options.bootstrap_servers;
     presence.instance_id = instance_id(config);
     presence.group_id.clear();  // in no group
+    presence.client_settings = clients.rdkafka;
     presence.call_timeout_ms = call_timeout_ms;
     OtherGroupsWatch other_groups(presence);
     while (signal == 0 && !feed.failed()) {
@@ -414,11 +437,12 @@ int run_single(const LiveRunOptions& options, const kafka::wire::ClientOptions& 
 
 /// One of several instances (ballast.ha.enable): a standby until the group
 /// elects it, then the leader (actors/ha_node.h).
-int run_ha(const LiveRunOptions& options, const kafka::wire::ClientOptions& client, kafka::EventClock clock,
+int run_ha(const LiveRunOptions& options, const Clients& clients, kafka::EventClock clock,
            StopSignals& signals) {
     const events::Config& config = options.config;
     kafka::ha::KafkaHaOptions ha;
     ha.bootstrap_servers = options.bootstrap_servers;
+    ha.client_settings = clients.rdkafka;
     ha.instance_id = instance_id(config);
     ha.group_id = config.get_string("ballast.ha.group.id");
     ha.journal_topic = config.get_string("ballast.ha.journal.topic");
@@ -454,7 +478,7 @@ int run_ha(const LiveRunOptions& options, const kafka::wire::ClientOptions& clie
     node_options.before_lead = [&] {
         // Before the engine starts: its recovery adopts what was in flight.
         feed.wait_for_engine();
-        leadership = std::make_unique<Leadership>(options, client, clock, &feed);
+        leadership = std::make_unique<Leadership>(options, clients, clock, &feed);
         port.set(leadership->port.get());
         log.set_recovering(true);
     };
@@ -539,16 +563,31 @@ int run_live(const LiveRunOptions& options) {
     if (!servers) return report_error("--bootstrap-server: " + servers.error().message);
     StopSignals signals;
 
-    kafka::wire::ClientOptions client;
-    client.bootstrap_servers = *servers;
-    client.connection.client_id = "ballast";
-    if (!wait_for_cluster(options, client, signals)) {
+    Clients clients;
+    clients.wire.bootstrap_servers = *servers;
+    clients.wire.connection.client_id = "ballast";
+    clients.wire.connection.security = options.security;
+    // Stores that do not read are named now, not at each librdkafka handle.
+    events::Result<kafka::RdKafkaSettings> rdkafka = kafka::rdkafka_security_settings(options.security);
+    if (!rdkafka) return report_error(rdkafka.error());
+    clients.rdkafka = std::move(*rdkafka);
+    if (options.security.protocol != kafka::wire::SecurityProtocol::plaintext) {
+        spdlog::info("connecting with {}", options.security.redacted());
+    }
+    const std::optional<Reached> reached = wait_for_cluster(options, clients.wire, signals);
+    if (!reached) {
         spdlog::info("stopped before the cluster answered");
         return exit_ok;
     }
+    const std::string refusal =
+        kafka::librdkafka_scram_refusal(kafka::librdkafka_version(), options.security, reached->kafka4_or_later);
+    if (!refusal.empty()) {
+        return report_error(refusal + " (librdkafka reads the cluster's metadata and end offsets" +
+                            (options.config.get_bool("ballast.ha.enable") ? " and runs high availability" : "") + ")");
+    }
     kafka::WallClock wall;
-    if (options.config.get_bool("ballast.ha.enable")) return run_ha(options, client, wall.clock(), signals);
-    return run_single(options, client, wall.clock(), signals);
+    if (options.config.get_bool("ballast.ha.enable")) return run_ha(options, clients, wall.clock(), signals);
+    return run_single(options, clients, wall.clock(), signals);
 }
 
 }  // namespace ballast::tools

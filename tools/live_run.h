@@ -12,6 +12,7 @@
 
 #include <string>
 
+#include "adapters/kafka/wire/security_options.h"
 #include "events/config.h"
 
 namespace ballast::tools {
@@ -19,6 +20,9 @@ namespace ballast::tools {
 struct LiveRunOptions {
     std::string bootstrap_servers;  // as given: "host:port[,host:port...]"
     events::Config config = events::Config::defaults();
+    /// How every connection reaches the brokers (the wire client's, and
+    /// librdkafka's with the same settings).
+    kafka::wire::SecurityOptions security;
 };
 
 /// Blocks until a signal stops the run; returns the exit code.

@@ -1,8 +1,11 @@
-/// `ballast run --bootstrap-server HOST:PORT[,...] [--journal DIR]`: the
-/// companion beside a real Kafka cluster (see live_run.h).
+/// `ballast run --bootstrap-server HOST:PORT[,...] [--journal DIR]
+/// [--command-config FILE]`: the companion beside a real Kafka cluster (see
+/// live_run.h).
 
 #include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
 
+#include "adapters/kafka/client_properties.h"
 #include "tools/cli_common.h"
 #include "tools/commands.h"
 #include "tools/live_run.h"
@@ -14,6 +17,7 @@ namespace {
 struct RunOptions {
     std::string bootstrap_servers;
     std::string journal;
+    std::string command_config;
     bool ha = false;
 };
 
@@ -29,9 +33,16 @@ int run_command(const Context& ctx, const RunOptions& options) {
         if (events::Status s = config->set("ballast.ha.enable", "true", "--ha"); !s) return report_error(s.error());
     }
     setup_logging(*config);
+    events::Result<kafka::ClientConfig> client = kafka::read_client_config(*config, options.command_config);
+    if (!client) return report_error(client.error());
+    if (std::string warning = client->ignored_warning(options.command_config); !warning.empty()) {
+        spdlog::warn("{}", warning);
+    }
+    for (const std::string& line : client->overridden) spdlog::info("{}", line);
     LiveRunOptions live;
     live.bootstrap_servers = options.bootstrap_servers;
     live.config = *config;
+    live.security = client->security;
     return run_live(live);
 }
 
@@ -43,6 +54,10 @@ void register_run_command(CLI::App& app, Context& ctx) {
     run->add_option("--bootstrap-server", options->bootstrap_servers, "The cluster's brokers, HOST:PORT[,HOST:PORT...]")
         ->required();
     run->add_option("--journal", options->journal, "Journal directory (default: ballast.journal.path)");
+    run->add_option("--command-config", options->command_config,
+                    "Kafka client properties, as Kafka's tools take them: security.protocol, sasl.mechanism, "
+                    "sasl.jaas.config, ssl.* (a kafka.* setting of the same name wins)")
+        ->check(CLI::ExistingFile);
     run->add_flag("--ha", options->ha,
                   "One of several instances: leader elected through Kafka, journal replicated through a Kafka "
                   "topic (ballast.ha.enable)");
