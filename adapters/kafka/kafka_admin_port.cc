@@ -14,6 +14,12 @@ namespace {
 constexpr int16_t network_exception = 13;
 constexpr int16_t unknown_server_error = -1;
 
+/// `message`, and for an authorization error the ACL that would allow the call.
+std::string with_missing_acl(const wire::AdminClient& client, wire::ApiKey api, int16_t code, std::string message) {
+    const std::string acl = client.missing_acl(api, code);
+    return acl.empty() ? message : message + "; " + acl;
+}
+
 std::string part_name(const TrackedPart& part) { return part.topic + "-" + std::to_string(part.partition); }
 
 /// One request with every part's target (nullopt: cancel).
@@ -230,7 +236,9 @@ void KafkaAdminPort::begin(const events::Action& action, uint32_t attempt) {
         return;
     }
     if (!answer->error.ok()) {
-        failed(tracked, answer->error.code, "AlterPartitionReassignments: " + answer->error.to_string());
+        failed(tracked, answer->error.code,
+               with_missing_acl(*_client, wire::ApiKey::alter_partition_reassignments, answer->error.code,
+                                "AlterPartitionReassignments: " + answer->error.to_string()));
         return;
     }
     std::vector<const TrackedPart*> started;
@@ -253,7 +261,9 @@ void KafkaAdminPort::begin(const events::Action& action, uint32_t attempt) {
             for (const TrackedPart* part : started) undo.parts.push_back(*part);
             cancel_parts(undo, "the other half of the swap was refused");
         }
-        failed(tracked, refusal.code, "AlterPartitionReassignments " + part_name(*refused) + ": " + refusal.to_string());
+        failed(tracked, refusal.code,
+               with_missing_acl(*_client, wire::ApiKey::alter_partition_reassignments, refusal.code,
+                                "AlterPartitionReassignments " + part_name(*refused) + ": " + refusal.to_string()));
         return;
     }
     _tracked[action.action_id] = std::move(tracked);
@@ -296,7 +306,7 @@ void KafkaAdminPort::elect(TrackedAction& tracked) {
         message = "ElectLeaders " + part_name(part) + ": " + result->error.to_string();
     }
     if (code == 0) return;  // elected (or already leading): the report will show it
-    failed(tracked, code, message);
+    failed(tracked, code, with_missing_acl(*_client, wire::ApiKey::elect_leaders, code, message));
     _tracked.erase(tracked.action.action_id);
 }
 

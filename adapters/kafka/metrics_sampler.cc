@@ -55,7 +55,12 @@ events::Status MetricsSampler::sample_once() {
             _book.add_sizes(id, _clock(), *dirs);
             failures->succeeded();
         } else {
-            (void)failures->failed(dirs ? dirs->error.to_string() : dirs.error().message);
+            std::string problem = dirs ? dirs->error.to_string() : dirs.error().message;
+            if (dirs) {
+                const std::string acl = _admin->missing_acl(wire::ApiKey::describe_log_dirs, dirs->error.code);
+                if (!acl.empty()) problem += "; " + acl;
+            }
+            (void)failures->failed(problem);
         }
     }
     std::vector<wire::TopicPartitions> led;

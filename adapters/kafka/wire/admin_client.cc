@@ -1,5 +1,7 @@
 #include "adapters/kafka/wire/admin_client.h"
 
+#include "adapters/kafka/wire/response_errors.h"
+
 #include <algorithm>
 #include <cassert>
 #include <charconv>
@@ -203,6 +205,14 @@ Result<DescribeLogDirsResponse> AdminClient::describe_log_dirs(
     Result<BrokerConnection*> connection = open_broker(broker_id, deadline);
     if (!connection.ok()) return connection.error();
     return (*connection)->call<DescribeLogDirs>(request, deadline);
+}
+
+std::string AdminClient::missing_acl(ApiKey api, int16_t code, const std::string& topic) const {
+    std::string servers;
+    for (const BrokerAddress& b : _options.bootstrap_servers) {
+        servers += (servers.empty() ? "" : ",") + b.host + ":" + std::to_string(b.port);
+    }
+    return wire::missing_acl(api, code, principal(_options.connection.security), servers, topic);
 }
 
 }  // namespace ballast::kafka::wire

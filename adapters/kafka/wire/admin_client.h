@@ -82,6 +82,11 @@ public:
     /// Closes every connection (they reopen on the next call).
     void close();
 
+    /// For an authorization error answered to `api`, the ACL this client's
+    /// principal lacks as a kafka-acls command (response_errors.h's
+    /// missing_acl); "" for any other error.
+    std::string missing_acl(ApiKey api, int16_t code, const std::string& topic = "") const;
+
 private:
     template <class Api>
     Result<typename Api::Response> call_any(const typename Api::Request& request,

@@ -16,6 +16,9 @@ namespace error_codes {
 inline constexpr int16_t none = 0;
 inline constexpr int16_t unknown_topic_or_partition = 3;
 inline constexpr int16_t request_timed_out = 7;
+inline constexpr int16_t topic_authorization_failed = 29;
+inline constexpr int16_t group_authorization_failed = 30;
+inline constexpr int16_t cluster_authorization_failed = 31;
 inline constexpr int16_t unsupported_sasl_mechanism = 33;
 inline constexpr int16_t illegal_sasl_state = 34;
 inline constexpr int16_t not_controller = 41;

@@ -1,5 +1,7 @@
 #include "adapters/kafka/wire/response_errors.h"
 
+#include <cctype>
+
 namespace ballast::kafka::wire {
 
 namespace {
@@ -96,6 +98,45 @@ Status response_errors(int32_t broker_id, const DescribeLogDirsResponse& respons
         failures.add("log dir " + dir.log_dir, dir.error);
     }
     return failures.status();
+}
+
+std::string principal(const SecurityOptions& security) {
+    if (security.uses_sasl()) return "User:" + security.sasl.username;
+    if (security.uses_tls() && !security.tls.keystore_path.empty()) return "the principal of the client certificate";
+    return "User:ANONYMOUS";
+}
+
+std::string missing_acl(ApiKey api, int16_t code, const std::string& principal, const std::string& bootstrap_servers,
+                        const std::string& topic) {
+    std::string operation;
+    std::string resource;
+    if (code == error_codes::cluster_authorization_failed) {
+        switch (api) {
+            case ApiKey::alter_partition_reassignments:
+            case ApiKey::elect_leaders: operation = "Alter"; break;
+            case ApiKey::list_partition_reassignments:
+            case ApiKey::describe_log_dirs:
+            case ApiKey::describe_cluster: operation = "Describe"; break;
+            default: return "";
+        }
+        resource = "CLUSTER";
+    } else if (code == error_codes::topic_authorization_failed) {
+        // Every topic refusal Ballast can meet is about seeing the topic.
+        operation = "Describe";
+        resource = "TOPIC";
+    } else {
+        return "";
+    }
+    std::string upper = operation;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const std::string target = resource == "CLUSTER" ? "--cluster"
+                               : topic.empty()        ? "--topic '*'"
+                                                      : "--topic " + topic;
+    const std::string grantee = principal.starts_with("User:") ? principal : "<" + principal + ">";
+    return principal + " needs " + upper + " on " + resource + (topic.empty() ? "" : " " + topic) +
+           ": kafka-acls --bootstrap-server " + bootstrap_servers +
+           " --command-config ADMIN.properties --add --allow-principal " + grantee + " --operation " + operation + " " +
+           target;
 }
 
 }  // namespace ballast::kafka::wire

@@ -15,6 +15,7 @@
 #include "adapters/kafka/wire/describe_log_dirs.h"
 #include "adapters/kafka/wire/elect_leaders.h"
 #include "adapters/kafka/wire/list_partition_reassignments.h"
+#include "adapters/kafka/wire/security_options.h"
 
 namespace ballast::kafka::wire {
 
@@ -25,5 +26,21 @@ Status response_errors(const AlterPartitionReassignmentsRequest& request,
 Status response_errors(const ListPartitionReassignmentsResponse& response);
 Status response_errors(const ElectLeadersRequest& request, const ElectLeadersResponse& response);
 Status response_errors(int32_t broker_id, const DescribeLogDirsResponse& response);
+
+/// Who the brokers' authorizer takes Ballast for: "User:<username>" over
+/// SASL, "User:ANONYMOUS" over PLAINTEXT or SSL without a client
+/// certificate, and with one its subject ("User:CN=..."), which Ballast does
+/// not read: "the principal of the client certificate".
+std::string principal(const SecurityOptions& security);
+
+/// For an authorization error (CLUSTER_AUTHORIZATION_FAILED,
+/// TOPIC_AUTHORIZATION_FAILED) answered to `api`: the permission `principal`
+/// lacks and the kafka-acls command that grants it, "needs ALTER on CLUSTER:
+/// kafka-acls --bootstrap-server B --command-config ADMIN.properties --add
+/// --allow-principal User:observer --operation Alter --cluster" (Kafka's ACL
+/// table for that request); "" for any other error. `topic` names the topic
+/// of a topic's refusal ("" for any topic: --topic '*').
+std::string missing_acl(ApiKey api, int16_t code, const std::string& principal, const std::string& bootstrap_servers,
+                        const std::string& topic = "");
 
 }  // namespace ballast::kafka::wire
