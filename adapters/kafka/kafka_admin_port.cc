@@ -14,10 +14,14 @@ namespace {
 constexpr int16_t network_exception = 13;
 constexpr int16_t unknown_server_error = -1;
 
-/// `message`, and for an authorization error the ACL that would allow the call.
-std::string with_missing_acl(const wire::AdminClient& client, wire::ApiKey api, int16_t code, std::string message) {
-    const std::string acl = client.missing_acl(api, code);
-    return acl.empty() ? message : message + "; " + acl;
+/// "<what>: <Kafka's error>"; for an authorization error, the ACL that would
+/// allow the call instead of Kafka's message (which, for a request a broker
+/// forwarded to the controller, is the whole forwarded request's text).
+std::string refusal_text(const wire::AdminClient& client, wire::ApiKey api, const std::string& what,
+                         const wire::KafkaError& error) {
+    const std::string acl = client.missing_acl(api, error.code);
+    if (acl.empty()) return what + ": " + error.to_string();
+    return what + ": " + wire::KafkaError{error.code, std::nullopt}.to_string() + ": " + acl;
 }
 
 std::string part_name(const TrackedPart& part) { return part.topic + "-" + std::to_string(part.partition); }
@@ -237,8 +241,8 @@ void KafkaAdminPort::begin(const events::Action& action, uint32_t attempt) {
     }
     if (!answer->error.ok()) {
         failed(tracked, answer->error.code,
-               with_missing_acl(*_client, wire::ApiKey::alter_partition_reassignments, answer->error.code,
-                                "AlterPartitionReassignments: " + answer->error.to_string()));
+               refusal_text(*_client, wire::ApiKey::alter_partition_reassignments, "AlterPartitionReassignments",
+                            answer->error));
         return;
     }
     std::vector<const TrackedPart*> started;
@@ -262,8 +266,8 @@ void KafkaAdminPort::begin(const events::Action& action, uint32_t attempt) {
             cancel_parts(undo, "the other half of the swap was refused");
         }
         failed(tracked, refusal.code,
-               with_missing_acl(*_client, wire::ApiKey::alter_partition_reassignments, refusal.code,
-                                "AlterPartitionReassignments " + part_name(*refused) + ": " + refusal.to_string()));
+               refusal_text(*_client, wire::ApiKey::alter_partition_reassignments,
+                            "AlterPartitionReassignments " + part_name(*refused), refusal));
         return;
     }
     _tracked[action.action_id] = std::move(tracked);
@@ -299,14 +303,14 @@ void KafkaAdminPort::elect(TrackedAction& tracked) {
         message = "ElectLeaders: " + answer.error().message;
     } else if (!answer->error.ok()) {
         code = answer->error.code;
-        message = "ElectLeaders: " + answer->error.to_string();
+        message = refusal_text(*_client, wire::ApiKey::elect_leaders, "ElectLeaders", answer->error);
     } else if (const wire::ElectLeadersPartitionResult* result = answer->find(part.topic, part.partition);
                result && !result->error.ok() && result->error.code != wire::error_codes::election_not_needed) {
         code = result->error.code;
-        message = "ElectLeaders " + part_name(part) + ": " + result->error.to_string();
+        message = refusal_text(*_client, wire::ApiKey::elect_leaders, "ElectLeaders " + part_name(part), result->error);
     }
     if (code == 0) return;  // elected (or already leading): the report will show it
-    failed(tracked, code, with_missing_acl(*_client, wire::ApiKey::elect_leaders, code, message));
+    failed(tracked, code, message);
     _tracked.erase(tracked.action.action_id);
 }
 
