@@ -552,6 +552,13 @@ events::Result<std::string> SecuredCluster::client_config(const std::string& use
     return ask_script({"client-config", user, mechanism, truststore});
 }
 
+std::vector<std::string> SecuredCluster::broker_logs() const {
+    // The CA lives in RUN/security/, the logs in RUN/logs/.
+    const std::string security = _ca_file.substr(0, _ca_file.rfind('/'));
+    const std::string run = security.substr(0, security.rfind('/'));
+    return {run + "/logs/broker-1.log", run + "/logs/broker-2.log", run + "/logs/broker-3.log"};
+}
+
 ClientSettings SecuredCluster::rdkafka_settings(const std::string& user, const std::string& mechanism,
                                                 const std::string& password) const {
     return {{"security.protocol", "SASL_SSL"},

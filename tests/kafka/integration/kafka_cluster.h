@@ -146,6 +146,9 @@ public:
     /// The PEM CA that signed the brokers' certificate, and one that signed nothing of them.
     const std::string& ca_file() const { return _ca_file; }
     const std::string& untrusted_ca_file() const { return _untrusted_ca_file; }
+    /// The brokers' log files (the run folder's logs/broker-N.log): a broker logs each
+    /// failed authentication there, "Failed authentication with /127.0.0.1 (...)".
+    std::vector<std::string> broker_logs() const;
 
     /// The path of `user`'s Kafka client properties (for Kafka's own tools: --command-config
     /// and the like): `mechanism` SCRAM-SHA-512, SCRAM-SHA-256 or PLAIN, `truststore` pem
