@@ -14,7 +14,9 @@
 #include "adapters/kafka/wire/describe_cluster.h"
 #include "adapters/kafka/wire/describe_log_dirs.h"
 #include "adapters/kafka/wire/elect_leaders.h"
+#include "adapters/kafka/wire/list_offsets.h"
 #include "adapters/kafka/wire/list_partition_reassignments.h"
+#include "adapters/kafka/wire/metadata.h"
 #include "adapters/kafka/wire/protocol_api.h"
 #include "adapters/kafka/wire/protocol_header.h"
 #include "adapters/kafka/wire/response_errors.h"
@@ -101,6 +103,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             break;
         case ApiKey::sasl_authenticate:
             decode_body<SaslAuthenticate>(body, version, [](const SaslAuthenticateResponse&) { return Status(); });
+            break;
+        case ApiKey::metadata:
+            decode_body<Metadata>(body, version, [](const MetadataResponse&) { return Status(); });
+            break;
+        case ApiKey::list_offsets:
+            decode_body<ListOffsets>(body, version, [](const ListOffsetsResponse&) { return Status(); });
             break;
     }
     return 0;

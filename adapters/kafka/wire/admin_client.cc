@@ -199,6 +199,20 @@ Result<ElectLeadersResponse> AdminClient::elect_leaders(ElectLeadersRequest requ
     return call_any<ElectLeaders>(request, Deadline::after_ms(timeout_ms));
 }
 
+Result<MetadataResponse> AdminClient::metadata(const MetadataRequest& request, int64_t timeout_ms) {
+    return call_any<Metadata>(request, Deadline::after_ms(timeout_ms));
+}
+
+Result<ListOffsetsResponse> AdminClient::list_offsets(int32_t broker_id, ListOffsetsRequest request,
+                                                      int64_t timeout_ms) {
+    // 0 (the default): as long as the call may take.
+    request.timeout_ms = clamp_timeout(request.timeout_ms > 0 ? request.timeout_ms : INT32_MAX, timeout_ms);
+    const Deadline deadline = Deadline::after_ms(timeout_ms);
+    Result<BrokerConnection*> connection = open_broker(broker_id, deadline);
+    if (!connection.ok()) return connection.error();
+    return (*connection)->call<ListOffsets>(request, deadline);
+}
+
 Result<DescribeLogDirsResponse> AdminClient::describe_log_dirs(
     int32_t broker_id, const DescribeLogDirsRequest& request, int64_t timeout_ms) {
     const Deadline deadline = Deadline::after_ms(timeout_ms);

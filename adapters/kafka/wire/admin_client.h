@@ -1,10 +1,11 @@
 #pragma once
 
-/// The admin wire client: the Kafka requests librdkafka 2.0.2 lacks, sent to
-/// the right broker. Cluster-wide requests (DescribeCluster, the
-/// reassignment APIs, ElectLeaders) go to any reachable broker, which
-/// forwards them to the active controller where needed; DescribeLogDirs goes
-/// to the broker it describes, found through DescribeCluster.
+/// The admin wire client: the Kafka requests Ballast makes outside librdkafka,
+/// sent to the right broker. Cluster-wide requests (DescribeCluster, the
+/// reassignment APIs, ElectLeaders, Metadata) go to any reachable broker,
+/// which forwards them to the active controller where needed; DescribeLogDirs
+/// goes to the broker it describes and ListOffsets to the partitions' leader,
+/// found through DescribeCluster.
 ///
 /// Every call takes a timeout and returns within it: connecting, negotiating
 /// and the exchange all fit in one deadline. A `Result` error means no valid
@@ -28,7 +29,9 @@
 #include "adapters/kafka/wire/describe_cluster.h"
 #include "adapters/kafka/wire/describe_log_dirs.h"
 #include "adapters/kafka/wire/elect_leaders.h"
+#include "adapters/kafka/wire/list_offsets.h"
 #include "adapters/kafka/wire/list_partition_reassignments.h"
+#include "adapters/kafka/wire/metadata.h"
 
 namespace ballast::kafka::wire {
 
@@ -67,6 +70,12 @@ public:
         ListPartitionReassignmentsRequest request, int64_t timeout_ms);
 
     Result<ElectLeadersResponse> elect_leaders(ElectLeadersRequest request, int64_t timeout_ms);
+
+    /// The cluster's metadata, from any broker.
+    Result<MetadataResponse> metadata(const MetadataRequest& request, int64_t timeout_ms);
+
+    /// Asks broker `broker_id`, which must lead the partitions asked.
+    Result<ListOffsetsResponse> list_offsets(int32_t broker_id, ListOffsetsRequest request, int64_t timeout_ms);
 
     /// Asks broker `broker_id` about its own log directories.
     Result<DescribeLogDirsResponse> describe_log_dirs(int32_t broker_id,

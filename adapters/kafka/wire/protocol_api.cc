@@ -10,8 +10,9 @@ namespace {
 
 // Versions: every version Kafka 4.1 defines for these APIs, except
 // DescribeLogDirs v0 (deprecated and removed from 4.x brokers, identical to v1).
-// The SASL APIs come last so that the fuzz harness's first byte, an index into
-// this table's versions, still picks what it picked before they came.
+// Later APIs come last (SASL, then Metadata and ListOffsets) so that the fuzz
+// harness's first byte, an index into this table's versions, still picks what
+// it picked before they came. ListOffsets v0 is gone from Kafka 4.
 constexpr ApiSpec specs[] = {
     {ApiKey::api_versions, "ApiVersions", {0, 4}, 3},
     {ApiKey::describe_log_dirs, "DescribeLogDirs", {1, 4}, 2},
@@ -21,6 +22,8 @@ constexpr ApiSpec specs[] = {
     {ApiKey::describe_cluster, "DescribeCluster", {0, 2}, 0},
     {ApiKey::sasl_handshake, "SaslHandshake", {0, 1}, never_flexible},
     {ApiKey::sasl_authenticate, "SaslAuthenticate", {0, 2}, 2},
+    {ApiKey::metadata, "Metadata", {0, 13}, 9},
+    {ApiKey::list_offsets, "ListOffsets", {1, 10}, 6},
 };
 
 }  // namespace

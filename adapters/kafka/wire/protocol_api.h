@@ -14,6 +14,8 @@
 namespace ballast::kafka::wire {
 
 enum class ApiKey : int16_t {
+    list_offsets = 2,
+    metadata = 3,
     sasl_handshake = 17,
     api_versions = 18,
     describe_log_dirs = 35,

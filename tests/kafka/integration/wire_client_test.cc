@@ -144,6 +144,7 @@ TEST_F(KafkaCluster, DescribeClusterListsTheThreeBrokersWithRacksAndEndpoints) {
 TEST_F(KafkaCluster, EveryVersionOfEveryRequestRoundTrips) {
     const std::string topic = topic_name("versions");
     ASSERT_TRUE(_rdkafka->create_topic(topic, {{1, 2}, {2, 3}}).ok());
+    ASSERT_TRUE(_rdkafka->produce(topic, 0, 3, 10).ok());  // ListOffsets' end: 3
     AdminClient probe = client();
     Result<BrokerConnection*> connection = probe.any_broker(call_timeout_ms);
     ASSERT_TRUE(connection.ok()) << connection.error().to_string();
@@ -236,6 +237,52 @@ TEST_F(KafkaCluster, EveryVersionOfEveryRequestRoundTrips) {
                     ASSERT_TRUE(authenticated.ok()) << authenticated.error().to_string();
                     EXPECT_EQ(authenticated->error.code, error_codes::illegal_sasl_state);
                     EXPECT_TRUE(authenticated->error.message.has_value());
+                    break;
+                }
+                case ApiKey::metadata: {
+                    // v0 can only ask for every topic; later versions for the one.
+                    MetadataRequest request;
+                    if (v >= 1) request.topics = std::vector<MetadataRequestTopic>{{Uuid{}, topic}};
+                    request.allow_auto_topic_creation = v < 4;
+                    auto metadata = admin.metadata(request, call_timeout_ms);
+                    ASSERT_TRUE(metadata.ok()) << metadata.error().to_string();
+                    EXPECT_EQ(metadata->brokers.size(), 3u);
+                    const MetadataResponseTopic* found = nullptr;
+                    for (const MetadataResponseTopic& t : metadata->topics) {
+                        if (t.name == topic) found = &t;
+                    }
+                    ASSERT_NE(found, nullptr);
+                    ASSERT_EQ(found->partitions.size(), 2u);
+                    for (const MetadataResponsePartition& p : found->partitions) {
+                        EXPECT_EQ(p.error_code, 0);
+                        const std::vector<int32_t> replicas =
+                            p.partition_index == 0 ? std::vector<int32_t>{1, 2} : std::vector<int32_t>{2, 3};
+                        EXPECT_EQ(p.replica_nodes, replicas);
+                        EXPECT_EQ(p.leader_id, replicas[0]);
+                        if (v >= 7) {
+                            EXPECT_GE(p.leader_epoch, 0);
+                        }
+                    }
+                    if (v >= 10) {
+                        EXPECT_FALSE(found->topic_id.is_zero());
+                    }
+                    break;
+                }
+                case ApiKey::list_offsets: {
+                    // Partition 0's leader is broker 1.
+                    ListOffsetsRequest request;
+                    request.topics = {{topic, {{0, -1, list_offsets_timestamp::latest}}}};
+                    auto latest = admin.list_offsets(1, request, call_timeout_ms);
+                    ASSERT_TRUE(latest.ok()) << latest.error().to_string();
+                    ASSERT_EQ(latest->topics.size(), 1u);
+                    ASSERT_EQ(latest->topics[0].partitions.size(), 1u);
+                    EXPECT_TRUE(latest->topics[0].partitions[0].error.ok());
+                    EXPECT_EQ(latest->topics[0].partitions[0].offset, 3);
+                    // Broker 2 does not lead it.
+                    auto elsewhere = admin.list_offsets(2, request, call_timeout_ms);
+                    ASSERT_TRUE(elsewhere.ok()) << elsewhere.error().to_string();
+                    EXPECT_STREQ(error_name(elsewhere->topics.at(0).partitions.at(0).error.code),
+                                 "NOT_LEADER_OR_FOLLOWER");
                     break;
                 }
             }

@@ -8,7 +8,9 @@
 #include "adapters/kafka/wire/describe_cluster.h"
 #include "adapters/kafka/wire/describe_log_dirs.h"
 #include "adapters/kafka/wire/elect_leaders.h"
+#include "adapters/kafka/wire/list_offsets.h"
 #include "adapters/kafka/wire/list_partition_reassignments.h"
+#include "adapters/kafka/wire/metadata.h"
 #include "adapters/kafka/wire/protocol_header.h"
 #include "adapters/kafka/wire/sasl_authenticate.h"
 #include "adapters/kafka/wire/sasl_handshake.h"
@@ -133,6 +135,35 @@ TEST(RequestEncoding, SaslAuthenticateEveryVersion) {
 
 // What an old version cannot say is refused with a message naming the field and the
 // version it needs, rather than silently dropped.
+TEST(RequestEncoding, MetadataEveryVersion) {
+    for (int16_t v = 0; v <= 13; ++v) {
+        MetadataRequest request;
+        request.topics = std::vector<MetadataRequestTopic>{{Uuid{}, "orders"}, {Uuid{}, "payments"}};
+        request.allow_auto_topic_creation = v < 4;
+        request.include_cluster_authorized_operations = v >= 8 && v <= 10;
+        request.include_topic_authorized_operations = v >= 8;
+        EXPECT_FRAME("request.metadata.v" + std::to_string(v), encode_frame<Metadata>(request, v));
+    }
+    // Every topic: v0's empty list, null from v1.
+    MetadataRequest all;
+    EXPECT_FRAME("request.metadata.all.v0", encode_frame<Metadata>(all, 0));
+    EXPECT_FRAME("request.metadata.all.v1", encode_frame<Metadata>(all, 1));
+    all.allow_auto_topic_creation = false;
+    EXPECT_FRAME("request.metadata.all.v12", encode_frame<Metadata>(all, 12));
+}
+
+TEST(RequestEncoding, ListOffsetsEveryVersion) {
+    for (int16_t v = 1; v <= 10; ++v) {
+        ListOffsetsRequest request;
+        request.isolation_level = v >= 2 ? 1 : 0;
+        request.topics = {{"orders", {{0, v >= 4 ? 5 : -1, list_offsets_timestamp::latest},
+                                      {1, -1, list_offsets_timestamp::earliest}}},
+                          {"payments", {{3, -1, 1700000000000}}}};
+        request.timeout_ms = v >= 10 ? 3000 : 0;
+        EXPECT_FRAME("request.list_offsets.v" + std::to_string(v), encode_frame<ListOffsets>(request, v));
+    }
+}
+
 TEST(RequestEncoding, FieldsAnOldVersionCannotCarryAreRefused) {
     Writer writer;
     Status status = AlterPartitionReassignments::encode(reassignments(false), 0, writer);
@@ -162,6 +193,31 @@ TEST(RequestEncoding, FieldsAnOldVersionCannotCarryAreRefused) {
     ASSERT_FALSE(status.ok());
     EXPECT_NE(status.error().message.find("controllers needs v1"), std::string::npos)
         << status.error().message;
+
+    MetadataRequest none;
+    none.topics = std::vector<MetadataRequestTopic>{};
+    status = Metadata::encode(none, 0, writer);
+    ASSERT_FALSE(status.ok());
+    EXPECT_NE(status.error().message.find("Metadata v0 cannot ask for no topic"), std::string::npos)
+        << status.error().message;
+    MetadataRequest created;
+    created.allow_auto_topic_creation = false;
+    EXPECT_FALSE(Metadata::encode(created, 3, writer).ok());
+    MetadataRequest by_id;
+    by_id.topics = std::vector<MetadataRequestTopic>{{Uuid{1, 2}, std::nullopt}};
+    status = Metadata::encode(by_id, 9, writer);
+    ASSERT_FALSE(status.ok());
+    EXPECT_NE(status.error().message.find("a topic id needs v10"), std::string::npos) << status.error().message;
+    MetadataRequest cluster_operations;
+    cluster_operations.include_cluster_authorized_operations = true;
+    EXPECT_FALSE(Metadata::encode(cluster_operations, 11, writer).ok());
+    EXPECT_FALSE(Metadata::encode(cluster_operations, 7, writer).ok());
+
+    ListOffsetsRequest committed;
+    committed.isolation_level = 1;
+    status = ListOffsets::encode(committed, 1, writer);
+    ASSERT_FALSE(status.ok());
+    EXPECT_NE(status.error().message.find("read_committed needs v2"), std::string::npos) << status.error().message;
 }
 
 }  // namespace

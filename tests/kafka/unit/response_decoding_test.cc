@@ -13,7 +13,9 @@
 #include "adapters/kafka/wire/describe_cluster.h"
 #include "adapters/kafka/wire/describe_log_dirs.h"
 #include "adapters/kafka/wire/elect_leaders.h"
+#include "adapters/kafka/wire/list_offsets.h"
 #include "adapters/kafka/wire/list_partition_reassignments.h"
+#include "adapters/kafka/wire/metadata.h"
 #include "adapters/kafka/wire/protocol_header.h"
 #include "adapters/kafka/wire/sasl_authenticate.h"
 #include "adapters/kafka/wire/sasl_handshake.h"
@@ -220,6 +222,55 @@ TEST(ResponseDecoding, SaslAuthenticateEveryVersionSuccessAndFailure) {
     }
 }
 
+TEST(ResponseDecoding, MetadataEveryVersion) {
+    for (int16_t v = 0; v <= 13; ++v) {
+        SCOPED_TRACE("v" + std::to_string(v));
+        const MetadataResponse r = decode_vector<Metadata>("response.metadata.v" + std::to_string(v), v);
+        EXPECT_EQ(r.throttle_time_ms, v >= 3 ? 4 : 0);
+        ASSERT_EQ(r.brokers.size(), 2u);
+        EXPECT_EQ(r.brokers[0], (MetadataResponseBroker{1, "127.0.0.1", 9092,
+                                                        v >= 1 ? std::optional<std::string>("rack-1") : std::nullopt}));
+        EXPECT_EQ(r.brokers[1], (MetadataResponseBroker{2, "broker-2.example", 9093, std::nullopt}));
+        EXPECT_EQ(r.cluster_id, v >= 2 ? std::optional<std::string>("cluster-abc") : std::nullopt);
+        EXPECT_EQ(r.controller_id, v >= 1 ? 2 : -1);
+        ASSERT_EQ(r.topics.size(), 3u);
+        const MetadataResponseTopic& orders = r.topics[0];
+        EXPECT_EQ(orders.name, "orders");
+        EXPECT_EQ(orders.error_code, 0);
+        EXPECT_EQ(orders.topic_id, v >= 10 ? (Uuid{0x0102030405060708, 0x1112131415161718}) : Uuid{});
+        EXPECT_EQ(orders.topic_authorized_operations, v >= 8 ? 0x5f8 : std::numeric_limits<int32_t>::min());
+        ASSERT_EQ(orders.partitions.size(), 2u);
+        // Partition 0 carries an unknown tagged field from v9, which is skipped.
+        EXPECT_EQ(orders.partitions[0], (MetadataResponsePartition{0, 0, 1, v >= 7 ? 5 : -1, {1, 2}, {1, 2}, {}}));
+        EXPECT_EQ(orders.partitions[1],
+                  (MetadataResponsePartition{5, 1, -1, v >= 7 ? 3 : -1, {2, 3}, {}, v >= 5 ? std::vector<int32_t>{3}
+                                                                                       : std::vector<int32_t>{}}));
+        EXPECT_EQ(r.topics[1].name, "gone");
+        EXPECT_EQ(r.topics[1].error_code, error_codes::unknown_topic_or_partition);
+        EXPECT_EQ(r.topics[2].is_internal, v >= 1);
+        EXPECT_EQ(r.error_code, 0);
+    }
+    const MetadataResponse failed = decode_vector<Metadata>("response.metadata.error.v13", 13);
+    EXPECT_STREQ(error_name(failed.error_code), "REBOOTSTRAP_REQUIRED");
+    EXPECT_TRUE(failed.topics.empty());
+}
+
+TEST(ResponseDecoding, ListOffsetsEveryVersion) {
+    for (int16_t v = 1; v <= 10; ++v) {
+        SCOPED_TRACE("v" + std::to_string(v));
+        const ListOffsetsResponse r = decode_vector<ListOffsets>("response.list_offsets.v" + std::to_string(v), v);
+        EXPECT_EQ(r.throttle_time_ms, v >= 2 ? 6 : 0);
+        ASSERT_EQ(r.topics.size(), 1u);
+        EXPECT_EQ(r.topics[0].name, "orders");
+        const std::vector<ListOffsetsPartitionResponse> expected{
+            {0, {0, std::nullopt}, -1, 1234, v >= 4 ? 5 : -1},
+            {1, {6, std::nullopt}, -1, -1, -1},
+        };
+        EXPECT_EQ(r.topics[0].partitions, expected);
+        EXPECT_STREQ(error_name(r.topics[0].partitions[1].error.code), "NOT_LEADER_OR_FOLLOWER");
+    }
+}
+
 // ------------------------------------------------------------------ damaged input
 
 struct Case {
@@ -242,6 +293,8 @@ std::vector<Case> response_cases() {
         if (name.find(".describe_log_dirs") != std::string::npos) key = ApiKey::describe_log_dirs;
         if (name.find(".sasl_handshake") != std::string::npos) key = ApiKey::sasl_handshake;
         if (name.find(".sasl_authenticate") != std::string::npos) key = ApiKey::sasl_authenticate;
+        if (name.find(".metadata") != std::string::npos) key = ApiKey::metadata;
+        if (name.find(".list_offsets") != std::string::npos) key = ApiKey::list_offsets;
         cases.push_back({name, key, version});
     }
     return cases;
@@ -260,6 +313,8 @@ Status decode_any(ApiKey key, std::span<const uint8_t> frame, int16_t version) {
         case ApiKey::sasl_handshake: return decode_frame<SaslHandshake>(frame, version).status();
         case ApiKey::sasl_authenticate:
             return decode_frame<SaslAuthenticate>(frame, version).status();
+        case ApiKey::metadata: return decode_frame<Metadata>(frame, version).status();
+        case ApiKey::list_offsets: return decode_frame<ListOffsets>(frame, version).status();
     }
     return Status();
 }

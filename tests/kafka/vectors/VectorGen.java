@@ -22,6 +22,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsResponseData;
@@ -33,8 +34,12 @@ import org.apache.kafka.common.message.DescribeLogDirsRequestData;
 import org.apache.kafka.common.message.DescribeLogDirsResponseData;
 import org.apache.kafka.common.message.ElectLeadersRequestData;
 import org.apache.kafka.common.message.ElectLeadersResponseData;
+import org.apache.kafka.common.message.ListOffsetsRequestData;
+import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.message.ListPartitionReassignmentsRequestData;
 import org.apache.kafka.common.message.ListPartitionReassignmentsResponseData;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.message.SaslAuthenticateRequestData;
@@ -292,6 +297,95 @@ public class VectorGen {
         }
     }
 
+    // ------------------------------------------------------------------ Metadata and ListOffsets
+
+    static final Uuid ORDERS_ID = new Uuid(0x0102030405060708L, 0x1112131415161718L);
+
+    static void metadataAndOffsets() {
+        for (int v = 0; v <= 13; v++) {
+            MetadataRequestData data = new MetadataRequestData().setTopics(List.of(
+                new MetadataRequestData.MetadataRequestTopic().setName("orders"),
+                new MetadataRequestData.MetadataRequestTopic().setName("payments")));
+            if (v >= 4) data.setAllowAutoTopicCreation(false);
+            if (v >= 8 && v <= 10) data.setIncludeClusterAuthorizedOperations(true);
+            if (v >= 8) data.setIncludeTopicAuthorizedOperations(true);
+            request("metadata", ApiKeys.METADATA, v, data);
+        }
+        // Every topic: an empty list in v0, null from v1.
+        request("metadata.all", ApiKeys.METADATA, 0, new MetadataRequestData().setTopics(List.of()));
+        request("metadata.all", ApiKeys.METADATA, 1, new MetadataRequestData().setTopics(null));
+        request("metadata.all", ApiKeys.METADATA, 12,
+            new MetadataRequestData().setTopics(null).setAllowAutoTopicCreation(false));
+
+        for (int v = 0; v <= 13; v++) {
+            MetadataResponseData.MetadataResponseBrokerCollection brokers =
+                new MetadataResponseData.MetadataResponseBrokerCollection();
+            brokers.add(new MetadataResponseData.MetadataResponseBroker()
+                .setNodeId(1).setHost("127.0.0.1").setPort(9092).setRack(v >= 1 ? "rack-1" : null));
+            brokers.add(new MetadataResponseData.MetadataResponseBroker()
+                .setNodeId(2).setHost("broker-2.example").setPort(9093).setRack(null));
+            MetadataResponseData.MetadataResponsePartition led = new MetadataResponseData.MetadataResponsePartition()
+                .setErrorCode((short) 0).setPartitionIndex(0).setLeaderId(1)
+                .setLeaderEpoch(v >= 7 ? 5 : -1)
+                .setReplicaNodes(List.of(1, 2)).setIsrNodes(List.of(1, 2)).setOfflineReplicas(List.of());
+            if (v >= 9) led.unknownTaggedFields().add(new RawTaggedField(3, new byte[] {4, 5}));
+            MetadataResponseData.MetadataResponseTopicCollection topics =
+                new MetadataResponseData.MetadataResponseTopicCollection();
+            topics.add(new MetadataResponseData.MetadataResponseTopic()
+                .setErrorCode((short) 0).setName("orders").setTopicId(v >= 10 ? ORDERS_ID : Uuid.ZERO_UUID)
+                .setIsInternal(false)
+                .setPartitions(List.of(led, new MetadataResponseData.MetadataResponsePartition()
+                    .setErrorCode(Errors.LEADER_NOT_AVAILABLE.code()).setPartitionIndex(1).setLeaderId(-1)
+                    .setLeaderEpoch(v >= 7 ? 3 : -1)
+                    .setReplicaNodes(List.of(2, 3)).setIsrNodes(List.of())
+                    .setOfflineReplicas(v >= 5 ? List.of(3) : List.of())))
+                .setTopicAuthorizedOperations(v >= 8 ? 0x5f8 : Integer.MIN_VALUE));
+            topics.add(new MetadataResponseData.MetadataResponseTopic()
+                .setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()).setName("gone").setPartitions(List.of()));
+            topics.add(new MetadataResponseData.MetadataResponseTopic()
+                .setErrorCode((short) 0).setName("__consumer_offsets").setIsInternal(v >= 1)
+                .setPartitions(List.of(new MetadataResponseData.MetadataResponsePartition()
+                    .setPartitionIndex(0).setLeaderId(2).setReplicaNodes(List.of(2)).setIsrNodes(List.of(2)))));
+            MetadataResponseData data = new MetadataResponseData()
+                .setThrottleTimeMs(v >= 3 ? 4 : 0).setBrokers(brokers)
+                .setClusterId(v >= 2 ? "cluster-abc" : null).setControllerId(v >= 1 ? 2 : -1)
+                .setTopics(topics);
+            response("metadata", ApiKeys.METADATA, v, data);
+        }
+        response("metadata.error", ApiKeys.METADATA, 13, new MetadataResponseData()
+            .setErrorCode(Errors.REBOOTSTRAP_REQUIRED.code()).setClusterId(null));
+
+        for (int v = 1; v <= 10; v++) {
+            ListOffsetsRequestData data = new ListOffsetsRequestData()
+                .setReplicaId(-1)
+                .setTopics(List.of(
+                    new ListOffsetsRequestData.ListOffsetsTopic().setName("orders").setPartitions(List.of(
+                        new ListOffsetsRequestData.ListOffsetsPartition()
+                            .setPartitionIndex(0).setCurrentLeaderEpoch(v >= 4 ? 5 : -1).setTimestamp(-1L),
+                        new ListOffsetsRequestData.ListOffsetsPartition()
+                            .setPartitionIndex(1).setTimestamp(-2L))),
+                    new ListOffsetsRequestData.ListOffsetsTopic().setName("payments").setPartitions(List.of(
+                        new ListOffsetsRequestData.ListOffsetsPartition()
+                            .setPartitionIndex(3).setTimestamp(1700000000000L)))));
+            if (v >= 2) data.setIsolationLevel((byte) 1);
+            if (v >= 10) data.setTimeoutMs(3000);
+            request("list_offsets", ApiKeys.LIST_OFFSETS, v, data);
+
+            ListOffsetsResponseData.ListOffsetsPartitionResponse end =
+                new ListOffsetsResponseData.ListOffsetsPartitionResponse()
+                    .setPartitionIndex(0).setErrorCode((short) 0).setTimestamp(-1L).setOffset(1234L)
+                    .setLeaderEpoch(v >= 4 ? 5 : -1);
+            if (v >= 6) end.unknownTaggedFields().add(new RawTaggedField(2, new byte[] {7}));
+            response("list_offsets", ApiKeys.LIST_OFFSETS, v, new ListOffsetsResponseData()
+                .setThrottleTimeMs(v >= 2 ? 6 : 0)
+                .setTopics(List.of(new ListOffsetsResponseData.ListOffsetsTopicResponse()
+                    .setName("orders").setPartitions(List.of(end,
+                        new ListOffsetsResponseData.ListOffsetsPartitionResponse()
+                            .setPartitionIndex(1).setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code())
+                            .setTimestamp(-1L).setOffset(-1L))))));
+        }
+    }
+
     static byte[] utf8(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }
@@ -359,6 +453,7 @@ public class VectorGen {
         requests();
         responses();
         saslResponses();
+        metadataAndOffsets();
         scramConversations();
         for (Errors error : Errors.values()) {
             System.out.println("error " + error.code() + " " + error.name() + " "
