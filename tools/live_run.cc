@@ -41,6 +41,9 @@ constexpr int64_t reachable_backoff_max_ms = 30'000;
 struct Clients {
     kafka::wire::ClientOptions wire;
     kafka::RdKafkaSettings rdkafka;
+    /// Why librdkafka cannot log in to this cluster ("" when it can): the
+    /// parts that need it are refused at start, or left out.
+    std::string rdkafka_refusal;
 };
 
 /// SIGINT and SIGTERM, blocked in every thread and taken by sigtimedwait.
@@ -162,7 +165,6 @@ public:
         kafka::MetadataPollerOptions poller_options;
         poller_options.bootstrap_servers = _options.bootstrap_servers;
         poller_options.client = _clients.wire;
-        poller_options.rdkafka_settings = _clients.rdkafka;
         poller_options.poll_interval_ms = config.get_int64("ballast.metadata.poll.ms");
         poller_options.call_timeout_ms = call_timeout_ms;
         _poller = std::make_unique<kafka::MetadataPoller>(poller_options, _clock, &_view);
@@ -175,7 +177,6 @@ public:
                 kafka::MetricsSamplerOptions o;
                 o.bootstrap_servers = _options.bootstrap_servers;
                 o.client = _clients.wire;
-                o.rdkafka_settings = _clients.rdkafka;
                 o.interval_ms = sample_interval_ms;
                 o.call_timeout_ms = call_timeout_ms;
                 _samplers.push_back(std::make_unique<kafka::MetricsSampler>(o, _clock, &_view));
@@ -415,8 +416,12 @@ int run_single(const LiveRunOptions& options, const Clients& clients, kafka::Eve
     presence.client_settings = clients.rdkafka;
     presence.call_timeout_ms = call_timeout_ms;
     OtherGroupsWatch other_groups(presence);
+    if (!clients.rdkafka_refusal.empty()) {
+        spdlog::warn("{}: not looking for other Ballast groups on this cluster (that is librdkafka's): {}",
+                     presence.instance_id, clients.rdkafka_refusal);
+    }
     while (signal == 0 && !feed.failed()) {
-        other_groups.poll(true, 1);
+        if (clients.rdkafka_refusal.empty()) other_groups.poll(true, 1);
         signal = signals.wait(500);
     }
     spdlog::info("{}: stopping", signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "engine failure");
@@ -579,11 +584,17 @@ int run_live(const LiveRunOptions& options) {
         spdlog::info("stopped before the cluster answered");
         return exit_ok;
     }
-    const std::string refusal =
+    clients.rdkafka_refusal =
         kafka::librdkafka_scram_refusal(kafka::librdkafka_version(), options.security, reached->kafka4_or_later);
-    if (!refusal.empty()) {
-        return report_error(refusal + " (librdkafka reads the cluster's metadata and end offsets" +
-                            (options.config.get_bool("ballast.ha.enable") ? " and runs high availability" : "") + ")");
+    if (!clients.rdkafka_refusal.empty()) {
+        // The wire client does the rest: the metadata, the sampler, the moves.
+        std::string needs;
+        if (options.config.get_bool("ballast.ha.enable")) needs = "high availability (--ha)";
+        for (const std::string& source : options.config.get_string_list("ballast.metrics.source")) {
+            if (source == "sampler") continue;
+            needs += (needs.empty() ? "" : ", ") + std::string("the metrics source ") + source;
+        }
+        if (!needs.empty()) return report_error(clients.rdkafka_refusal + "; librdkafka runs " + needs);
     }
     kafka::WallClock wall;
     if (options.config.get_bool("ballast.ha.enable")) return run_ha(options, clients, wall.clock(), signals);

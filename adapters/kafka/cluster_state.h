@@ -49,7 +49,7 @@ struct MetadataPartition {
     int32_t leader = -1;
     std::vector<int32_t> replicas;
     std::vector<int32_t> isr;
-    int32_t leader_epoch = -1;  // -1: not known (librdkafka 2.0.2 does not expose it)
+    int32_t leader_epoch = -1;  // Metadata v7+; -1: not known
 };
 
 struct MetadataTopic {
@@ -58,7 +58,7 @@ struct MetadataTopic {
     std::vector<MetadataPartition> partitions;
 };
 
-/// A cluster metadata response (librdkafka's rd_kafka_metadata).
+/// A cluster metadata response (cluster_queries.h; the metrics readers' from librdkafka).
 struct Metadata {
     std::vector<MetadataBroker> brokers;
     std::vector<MetadataTopic> topics;

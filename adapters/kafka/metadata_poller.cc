@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "adapters/kafka/cluster_queries.h"
 #include "adapters/kafka/wire/response_errors.h"
 #include "adapters/kafka/retry_backoff.h"
 
@@ -20,11 +21,6 @@ MetadataPoller::~MetadataPoller() { stop(); }
 
 events::Status MetadataPoller::attach(actors::EventSink sink) {
     _sink = std::move(sink);
-    events::Result<std::unique_ptr<RdKafkaClient>> client =
-        RdKafkaClient::create(RdKafkaClient::Kind::producer, _options.bootstrap_servers, "ballast-metadata",
-                              _options.rdkafka_settings);
-    if (!client) return client.error();
-    _rdkafka = std::move(*client);
     _admin = std::make_unique<wire::AdminClient>(_options.client);
     return {};
 }
@@ -45,9 +41,9 @@ void MetadataPoller::stop() {
 }
 
 events::Status MetadataPoller::poll_once() {
-    assert(_rdkafka && _admin);
+    assert(_admin);
     Observation observation;
-    events::Result<Metadata> metadata = _rdkafka->metadata(_options.call_timeout_ms);
+    events::Result<Metadata> metadata = cluster_metadata(*_admin, _options.call_timeout_ms);
     if (!metadata) return metadata.error();
     observation.metadata = std::move(*metadata);
 

@@ -1,7 +1,7 @@
 #pragma once
 
 /// The metadata poller: every `poll_interval_ms` it reads the cluster's
-/// metadata (librdkafka), the registered brokers with their racks
+/// metadata (Metadata), the registered brokers with their racks
 /// (DescribeCluster v2, fenced ones included) and the reassignments in
 /// progress (ListPartitionReassignments), turns what changed since the last
 /// report into events (source `kafka_metadata`, see cluster_state.h), feeds
@@ -30,17 +30,15 @@
 #include "adapters/kafka/wire/admin_client.h"
 #include "adapters/kafka/cluster_view.h"
 #include "adapters/kafka/event_clock.h"
-#include "adapters/kafka/rdkafka_client.h"
+#include "adapters/kafka/cluster_state.h"
 
 namespace ballast::kafka {
 
 struct MetadataPollerOptions {
-    /// As the user gave them ("host:port,..."), for librdkafka and messages.
+    /// As the user gave them ("host:port,..."), for messages.
     std::string bootstrap_servers;
-    /// The wire client's (DescribeCluster, ListPartitionReassignments).
+    /// The wire client's (Metadata, DescribeCluster, ListPartitionReassignments).
     wire::ClientOptions client;
-    /// librdkafka's settings for the same security as `client`'s.
-    std::vector<std::pair<std::string, std::string>> rdkafka_settings;
     int64_t poll_interval_ms = 1000;
     /// Each of the three requests of a poll.
     int64_t call_timeout_ms = 10'000;
@@ -55,8 +53,8 @@ public:
     MetadataPoller(const MetadataPoller&) = delete;
     MetadataPoller& operator=(const MetadataPoller&) = delete;
 
-    /// Polls in a thread of its own until stop(). Fails only on a librdkafka
-    /// configuration error; an unreachable cluster is retried.
+    /// Polls in a thread of its own until stop(). An unreachable cluster is
+    /// retried.
     events::Status start(actors::EventSink sink);
     void stop();
 
@@ -76,7 +74,6 @@ private:
     EventClock _clock;
     ClusterView* _view;
     actors::EventSink _sink;
-    std::unique_ptr<RdKafkaClient> _rdkafka;
     std::unique_ptr<wire::AdminClient> _admin;
     ClusterState _reported;
     /// DescribeCluster v2 lists fenced brokers; false once a broker said it

@@ -1,5 +1,6 @@
 #include "adapters/kafka/metrics_sampler.h"
 
+#include "adapters/kafka/cluster_queries.h"
 #include "adapters/kafka/wire/response_errors.h"
 
 namespace ballast::kafka {
@@ -14,11 +15,6 @@ MetricsSampler::~MetricsSampler() { stop(); }
 
 events::Status MetricsSampler::attach(actors::EventSink sink) {
     _sink = std::move(sink);
-    events::Result<std::unique_ptr<RdKafkaClient>> client =
-        RdKafkaClient::create(RdKafkaClient::Kind::producer, _options.bootstrap_servers, "ballast-sampler",
-                              _options.rdkafka_settings);
-    if (!client) return client.error();
-    _rdkafka = std::move(*client);
     _admin = std::make_unique<wire::AdminClient>(_options.client);
     return {};
 }
@@ -39,7 +35,7 @@ void MetricsSampler::stop() {
 }
 
 events::Status MetricsSampler::sample_once() {
-    assert(_rdkafka && _admin);
+    assert(_admin);
     // Before the sizes: SamplerBook::report trusts a leader's growth only if
     // measured after a snapshot that showed it leading in sync.
     const ClusterView::Snapshot state = _view->snapshot();
@@ -71,7 +67,7 @@ events::Status MetricsSampler::sample_once() {
         }
         if (!entry.partitions.empty()) led.push_back(std::move(entry));
     }
-    events::Result<std::vector<PartitionOffset>> offsets = _rdkafka->end_offsets(led, _options.call_timeout_ms);
+    events::Result<std::vector<PartitionOffset>> offsets = end_offsets(*_admin, led, _options.call_timeout_ms);
     if (offsets) {
         _book.add_end_offsets(_clock(), *offsets);
     } else {

@@ -1,8 +1,8 @@
 #pragma once
 
 /// Metrics source `sampler`, agentless: every `interval_ms` it asks each
-/// alive broker for its log directories (DescribeLogDirs, the wire client)
-/// and the leaders for the partitions' end offsets (librdkafka), stamps each
+/// alive broker for its log directories (DescribeLogDirs) and the leaders for
+/// the partitions' end offsets (ListOffsets), both with the wire client, stamps each
 /// answer with the event clock when it arrives, and feeds what SamplerBook
 /// makes of them: PartitionMetrics per leader broker and BrokerMetrics,
 /// source `kafka_metrics`. Which brokers are alive and who leads what comes
@@ -25,7 +25,6 @@
 #include "adapters/kafka/wire/admin_client.h"
 #include "adapters/kafka/cluster_view.h"
 #include "adapters/kafka/event_clock.h"
-#include "adapters/kafka/rdkafka_client.h"
 #include "adapters/kafka/retry_backoff.h"
 #include "adapters/kafka/sampler_book.h"
 
@@ -34,8 +33,6 @@ namespace ballast::kafka {
 struct MetricsSamplerOptions {
     std::string bootstrap_servers;
     wire::ClientOptions client;
-    /// librdkafka's settings for the same security as `client`'s.
-    std::vector<std::pair<std::string, std::string>> rdkafka_settings;
     int64_t interval_ms = 10'000;
     int64_t call_timeout_ms = 10'000;
 };
@@ -61,7 +58,6 @@ private:
     EventClock _clock;
     const ClusterView* _view;
     actors::EventSink _sink;
-    std::unique_ptr<RdKafkaClient> _rdkafka;
     std::unique_ptr<wire::AdminClient> _admin;
     SamplerBook _book;
     std::map<int32_t, std::unique_ptr<RetryBackoff>> _broker_failures;

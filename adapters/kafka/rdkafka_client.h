@@ -1,8 +1,8 @@
 #pragma once
 
 /// What the adapter asks of librdkafka (2.0.2), behind one small class so
-/// that nothing else includes rdkafka.h: cluster metadata, partitions' end
-/// offsets, and a consumer of a whole topic for the metrics readers.
+/// that nothing else includes rdkafka.h: a consumer of a whole topic for the
+/// metrics readers, and the topic's metadata it needs.
 /// librdkafka's own log lines go to spdlog at debug level (a broker that is
 /// down makes librdkafka log every reconnect; the callers report the
 /// failures that matter, once, in their own words).
@@ -26,13 +26,6 @@ namespace ballast::kafka {
 
 using events::Result;
 using events::Status;
-
-struct PartitionOffset {
-    std::string topic;
-    int32_t partition = -1;
-    int64_t offset = -1;  // the end offset (next offset to be written); -1 when unknown
-    int16_t error_code = 0;
-};
 
 /// One consumed record: where it came from and its value.
 struct ConsumedRecord {
@@ -63,11 +56,6 @@ public:
 
     /// Every broker and topic (internal ones too).
     events::Result<Metadata> metadata(int64_t timeout_ms);
-
-    /// The end offset of each partition (ListOffsets, latest), in one call per
-    /// leader. Per-partition failures come back with their error code.
-    events::Result<std::vector<PartitionOffset>> end_offsets(const std::vector<wire::TopicPartitions>& partitions,
-                                                     int64_t timeout_ms);
 
     /// Consumer: the partitions of `topic`, each from the first offset whose
     /// timestamp is at or after `from_timestamp_ms` (the end if none).

@@ -70,7 +70,7 @@ std::string rdkafka_setting_text(const std::string& key, const std::string& valu
 
 bool kafka4_or_later(const wire::ApiVersionsResponse& versions) {
     for (const wire::ApiVersionRange& range : versions.api_keys) {
-        if (range.api_key == 0) return range.min_version >= 3;  // Produce
+        if (range.api_key == 1) return range.min_version >= 4;  // Fetch
     }
     return false;
 }

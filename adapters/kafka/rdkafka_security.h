@@ -39,7 +39,9 @@ events::Result<RdKafkaSettings> rdkafka_security_settings(const wire::SecurityOp
 std::string rdkafka_setting_text(const std::string& key, const std::string& value);
 
 /// Whether the brokers answering `versions` are Kafka 4.0 or later: 4.0
-/// removed Produce v0-2 (KIP-896), so its lowest Produce version is 3.
+/// removed Fetch v0-3 (KIP-896), so its lowest Fetch version is 4. (Produce
+/// v0-2 went too, but brokers still list Produce from 0: librdkafka reads the
+/// lowest version as a sign of support.)
 bool kafka4_or_later(const wire::ApiVersionsResponse& versions);
 
 /// Why librdkafka `version` (rd_kafka_version()'s number, 0xMMmmrrxx) cannot

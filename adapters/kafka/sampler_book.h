@@ -48,7 +48,7 @@
 
 #include "adapters/kafka/cluster_state.h"
 #include "adapters/kafka/wire/describe_log_dirs.h"
-#include "adapters/kafka/rdkafka_client.h"
+#include "adapters/kafka/cluster_queries.h"
 #include "events/event.h"
 
 namespace ballast::kafka {
