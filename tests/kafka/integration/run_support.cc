@@ -77,6 +77,7 @@ bool BallastProcess::running() {
     int status = 0;
     if (::waitpid(_pid, &status, WNOHANG) == _pid) {
         _pid = -1;
+        _exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
         return false;
     }
     return true;

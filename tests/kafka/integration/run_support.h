@@ -37,6 +37,9 @@ public:
     /// SIGKILL and wait: a crash.
     void kill();
     bool running();
+    /// The exit code once running() found the process gone on its own (-1: still
+    /// running, or it died of a signal).
+    int exit_code() const { return _exit_code; }
     /// The child's pid (-1 once it was waited for): for SIGSTOP and SIGCONT.
     pid_t pid() const { return _pid; }
     std::string log() const;
@@ -45,6 +48,7 @@ public:
 
 private:
     pid_t _pid = -1;
+    int _exit_code = -1;
     std::string _log_path;
 };
 

@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "adapters/kafka/rdkafka_client.h"
 #include "tests/kafka/integration/kafka_cluster.h"
 #include "tests/kafka/integration/run_support.h"
 #include "tests/support/temp_dir.h"
@@ -128,12 +129,12 @@ protected:
     std::vector<std::unique_ptr<BallastProcess>> _processes;
 };
 
-// PLAIN for librdkafka's sake (it reads the metadata and end offsets; Debian's 2.0.2 cannot do
-// SCRAM against Kafka 4), the CA in the PKCS12 truststore, so both passwords are at stake.
+// SCRAM-SHA-512 (every call of a single run is the wire client's), the CA in the PKCS12
+// truststore, so both passwords are at stake.
 TEST_F(SecuredRun, BalancesASkewedTopicAndLeavesNoPasswordBehind) {
     const std::string topic = topic_name("skew");
     create_topic(topic, 8);
-    const std::string config = config_of("ballast", "PLAIN", "pkcs12");
+    const std::string config = config_of("ballast", "SCRAM-SHA-512", "pkcs12");
     BallastProcess& ballast = start(config, quick_settings);
     ASSERT_TRUE(ballast.wait_for_log("engine started on journal", 60'000)) << ballast.log();
     // Half of it at least leaves broker 1 (the rest of the cluster's replicas count too).
@@ -204,6 +205,22 @@ TEST_F(SecuredRun, AWrongPasswordIsNamedAndRetriedWithBackoff) {
     EXPECT_EQ(ballast.terminate(), 0);
     EXPECT_TRUE(contains(ballast.log(), "stopped before the cluster answered"));
     EXPECT_FALSE(contains(ballast.log(), wrong));
+}
+
+// What needs librdkafka (here --ha) is refused at the start when librdkafka cannot log in with
+// SCRAM to Kafka 4 (before 2.6.1), naming the version, the problem and the remedy.
+TEST_F(SecuredRun, HighAvailabilityWithScramNamesLibrdkafkasLimit) {
+    if (kafka::librdkafka_version() >= 0x020601ff) {
+        GTEST_SKIP() << "librdkafka " << kafka::librdkafka_version() << " logs in with SCRAM: nothing to refuse";
+    }
+    BallastProcess& ballast = start(config_of("ballast", "SCRAM-SHA-512"), {"ballast.ha.enable=true"});
+    ASSERT_TRUE(eventually([&] { return !ballast.running(); }, 30'000)) << "it keeps running";
+    EXPECT_EQ(ballast.exit_code(), 1);
+    const std::string log = ballast.log();
+    EXPECT_TRUE(contains(log, "ballast: error: librdkafka 2.")) << log;
+    EXPECT_TRUE(contains(log, "cannot log in with SCRAM-SHA-512 to this cluster")) << log;
+    EXPECT_TRUE(contains(log, "Give Ballast's user PLAIN")) << log;
+    EXPECT_TRUE(contains(log, "librdkafka 2.6.1 or later; librdkafka runs high availability (--ha)")) << log;
 }
 
 TEST_F(SecuredRun, AnUntrustedCertificateIsNamed) {
