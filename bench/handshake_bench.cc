@@ -9,7 +9,7 @@
 // PBKDF2), with the machine and the CPU time the hypervisor took.
 //
 // Usage: handshake_bench --bootstrap HOST:PORT --mode NAME [--command-config FILE]
-//        [--set kafka.KEY=VALUE]... [--duration S]
+//        [--set kafka.KEY=VALUE]... [--duration S] [--warmup S]
 // --bootstrap names one broker (the first of a list is used): every connection goes there.
 
 #include <chrono>
@@ -36,11 +36,14 @@ struct Options {
     std::string command_config;
     std::vector<std::string> settings;
     double duration_s = 10;
+    /// Connections first made and not counted: a broker just started runs its
+    /// TLS and SASL code interpreted until the JIT has compiled it.
+    double warmup_s = 5;
 };
 
 int usage(const char* why) {
     std::fprintf(stderr, "handshake_bench: %s\nusage: handshake_bench --bootstrap HOST:PORT --mode NAME "
-                         "[--command-config FILE] [--set kafka.KEY=VALUE]... [--duration S]\n", why);
+                         "[--command-config FILE] [--set kafka.KEY=VALUE]... [--duration S] [--warmup S]\n", why);
     return 2;
 }
 
@@ -57,6 +60,7 @@ int main(int argc, char** argv) {
         else if (arg == "--command-config") o.command_config = value;
         else if (arg == "--set") o.settings.push_back(value);
         else if (arg == "--duration") o.duration_s = std::stod(value);
+        else if (arg == "--warmup") o.warmup_s = std::stod(value);
         else return usage(("unknown option " + arg).c_str());
     }
     if (o.bootstrap.empty() || o.mode.empty()) return usage("--bootstrap and --mode are needed");
@@ -79,6 +83,14 @@ int main(int argc, char** argv) {
 
     std::vector<double> open_ms;
     std::string failure;
+    const auto warm = std::chrono::steady_clock::now() + std::chrono::duration<double>(o.warmup_s);
+    while (std::chrono::steady_clock::now() < warm) {
+        kafka::wire::BrokerConnection c(broker.host, broker.port, connection);
+        if (events::Status opened = c.ensure_open(kafka::wire::Deadline::after_ms(10'000)); !opened) {
+            std::fprintf(stderr, "handshake_bench: %s: %s\n", o.mode.c_str(), opened.error().to_string().c_str());
+            return 1;
+        }
+    }
     const driver::CpuTimes machine_before = driver::cpu_times();
     const double cpu_before = driver::process_cpu_s();
     const auto started = std::chrono::steady_clock::now();
