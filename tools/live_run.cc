@@ -27,6 +27,7 @@
 #include "adapters/kafka/rdkafka_security.h"
 #include "adapters/kafka/retry_backoff.h"
 #include "tools/cli_common.h"
+#include "tools/other_groups.h"
 #include "tools/run_events.h"
 
 namespace ballast::tools {
@@ -272,103 +273,6 @@ std::string lag_text(kafka::ha::KafkaHaLog& log, uint64_t applied_seq) {
     return "lag " + std::to_string(lag->records) + " records (the leader's log is at seq " +
            std::to_string(lag->newest_seq) + "), " + (lag->ms >= 0 ? std::to_string(lag->ms) + " ms" : "? ms");
 }
-
-/// While this instance leads, whether another Ballast group (another
-/// `ballast.ha.group.id`; for a single `ballast run`, any) leads on the same
-/// cluster too: its leader moves partitions as well, unaware of this one's
-/// moves. Asked when a leadership begins and then every `check_interval`,
-/// on a thread of its own
-/// (kafka::ha::other_ballast_groups may take up to the call timeout; the step
-/// loop only looks whether it is done). One warning per other group per
-/// leadership, and again when it comes back after a check found it gone; a
-/// failing check is logged once per spell of failures, and its end.
-class OtherGroupsWatch {
-public:
-    static constexpr auto check_interval = std::chrono::seconds(30);
-
-    /// `options.group_id` is this instance's group; empty for a single
-    /// `ballast run`, which is in none (and leads from its start).
-    explicit OtherGroupsWatch(kafka::ha::KafkaHaOptions options) : _options(std::move(options)) {}
-    // The destructor waits for a check in flight: at most the call timeout,
-    // and only after the group was left (run_ha closes the log first).
-
-    /// After each step: whether this instance leads, and its leadership's epoch.
-    void poll(bool leading, int64_t epoch) {
-        const auto now = std::chrono::steady_clock::now();
-        if (_check.valid() && _check.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-            events::Result<kafka::ha::HaPresence> found = _check.get();
-            // A check begun in an earlier leadership says nothing of this one.
-            if (leading && _checked_epoch == epoch) report(found);
-        }
-        if (!leading) {
-            _epoch.reset();
-            return;
-        }
-        if (_epoch != epoch) {
-            _epoch = epoch;
-            _warned.clear();
-            _next_check = now;
-        }
-        if (!_check.valid() && now >= _next_check) {
-            _checked_epoch = epoch;
-            _next_check = now + check_interval;
-            _check = std::async(std::launch::async,
-                                [options = _options] { return kafka::ha::other_ballast_groups(options); });
-        }
-    }
-
-private:
-    void report(const events::Result<kafka::ha::HaPresence>& found) {
-        const std::string& me = _options.instance_id;
-        if (!found) {
-            if (_failures++ == 0) {
-                spdlog::warn("{}: looking for other Ballast groups on this cluster failed: {}; looking again every "
-                             "{} s while {}",
-                             me, found.error().to_string(), check_interval.count(),
-                             _options.group_id.empty() ? "running" : "leading");
-            }
-            return;
-        }
-        if (_failures > 0) {
-            spdlog::info("{}: looking for other Ballast groups works again after {} failed check(s)", me, _failures);
-            _failures = 0;
-        }
-        std::set<std::string> seen;
-        for (const kafka::ha::OtherBallastGroup& other : found->others) {
-            seen.insert(other.group_id);
-            if (_warned.count(other.group_id) > 0) continue;
-            const std::string group = "'" + other.group_id + "' (leader " + other.leader_instance_id + " on " +
-                                      other.leader_host + ", client.id " + other.leader_client_id +
-                                      ", journal topic " + other.journal_topic + ")";
-            if (_options.group_id.empty()) {
-                spdlog::warn("{}: a Ballast group, {}, acts on this cluster too, and this ballast run is not highly "
-                             "available: both move partitions, each unaware of the other's moves. Stop this one, or "
-                             "run it with --ha --set ballast.ha.group.id={} so that it joins that group as a standby",
-                             me, group, other.group_id);
-            } else {
-                spdlog::warn("{}: another Ballast group, {}, acts on this cluster too: both groups' leaders move "
-                             "partitions, each unaware of the other's moves. Stop one of the two groups, or give "
-                             "both the same ballast.ha.group.id (this one's is '{}') so that they elect one leader "
-                             "between them",
-                             me, group, _options.group_id);
-            }
-        }
-        // A group warned about that this check could not describe is still
-        // there as far as anyone knows: no second warning when it is seen again.
-        for (const kafka::ha::UndescribedGroup& group : found->undescribed) {
-            if (_warned.count(group.group_id) > 0) seen.insert(group.group_id);
-        }
-        _warned = std::move(seen);
-    }
-
-    kafka::ha::KafkaHaOptions _options;
-    std::future<events::Result<kafka::ha::HaPresence>> _check;
-    int64_t _checked_epoch = 0;
-    std::optional<int64_t> _epoch;  // the leadership `_warned` belongs to; none while following
-    std::set<std::string> _warned;  // other groups warned about, seen by the latest check
-    std::chrono::steady_clock::time_point _next_check{};
-    uint32_t _failures = 0;  // checks failed in a row
-};
 
 /// One instance beside a cluster: it leads from the start.
 int run_single(const LiveRunOptions& options, const Clients& clients, kafka::EventClock clock,
