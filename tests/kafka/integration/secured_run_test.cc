@@ -207,6 +207,23 @@ TEST_F(SecuredRun, AWrongPasswordIsNamedAndRetriedWithBackoff) {
     EXPECT_FALSE(contains(ballast.log(), wrong));
 }
 
+// High availability is librdkafka's (the journal's transactional producer, its readers, the
+// election's group): with PLAIN and the PKCS12 truststore (handed to librdkafka as PEM) it
+// leads. The journal topic is one of the ballast-journal prefix the ACLs allow.
+TEST_F(SecuredRun, HighAvailabilityLeadsOverSaslSslWithPlain) {
+    const std::string journal_topic = "ballast-journal-" + topic_name("ha");
+    _topics.insert(_topics.end(), {journal_topic, journal_topic + "-snapshots"});
+    BallastProcess& ballast = start(config_of("ballast", "PLAIN", "pkcs12"),
+                                    {"ballast.ha.enable=true", "ballast.ha.journal.topic=" + journal_topic,
+                                     "ballast.ha.instance.id=secured-ha"});
+    ASSERT_TRUE(ballast.wait_for_log("secured-ha: leading: the cluster's sources run and the first tick is fed",
+                                     90'000))
+        << ballast.log();
+    EXPECT_EQ(ballast.terminate(), 0);
+    EXPECT_TRUE(contains(ballast.log(), "stopped cleanly")) << ballast.log();
+    EXPECT_FALSE(contains(ballast.log(), _cluster->password("ballast")));
+}
+
 // What needs librdkafka (here --ha) is refused at the start when librdkafka cannot log in with
 // SCRAM to Kafka 4 (before 2.6.1), naming the version, the problem and the remedy.
 TEST_F(SecuredRun, HighAvailabilityWithScramNamesLibrdkafkasLimit) {
