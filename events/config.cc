@@ -355,7 +355,11 @@ Status Config::apply_override(std::string_view assignment) {
 }
 
 Status Config::load_properties_text(std::string_view text, std::string_view origin) {
-    Result<std::vector<PropertyLine>> lines = parse_properties(text, origin, PropertiesDialect::ballast);
+    Result<std::vector<PropertyLine>> lines =
+        parse_properties(text, origin, PropertiesDialect::ballast, [](std::string_view key) {
+            const KeySpec* spec = find_key(key);
+            return spec != nullptr && spec->secret;
+        });
     if (!lines) return lines.error();
     // Applied to a copy, so that a bad line leaves this config untouched.
     Config staged = *this;

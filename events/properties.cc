@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 
@@ -77,11 +78,9 @@ void append_utf8(uint32_t code_point, std::string& out) {
 /// Java's "\\uXXXX" (a UTF-16 code unit; a surrogate pair is two escapes in
 /// a row), appended as UTF-8. `u` is the index of the 'u'; returns the index
 /// of the escape's last character.
-Result<std::size_t> append_unicode_escape(std::string_view raw, std::size_t u, std::string& out) {
-    auto malformed = [&] {
-        return make_error(ErrorCode::invalid_argument,
-                          "malformed \\uXXXX escape in '" + std::string(raw) + "'");
-    };
+Result<std::size_t> append_unicode_escape(std::string_view raw, std::size_t u, std::string& out,
+                                          const std::string& where) {
+    auto malformed = [&] { return make_error(ErrorCode::invalid_argument, "malformed \\uXXXX escape in " + where); };
     const int32_t unit = hex4(raw, u);
     if (unit < 0 || (unit >= 0xDC00 && unit <= 0xDFFF)) return malformed();
     if (unit < 0xD800 || unit > 0xDBFF) {
@@ -100,8 +99,9 @@ Result<std::size_t> append_unicode_escape(std::string_view raw, std::size_t u, s
 /// Resolves the escapes of a raw key or value and drops trailing blanks that
 /// were not escaped ("a\ " keeps its space). Unlike Java, an unknown escape is
 /// an error rather than silently dropping the backslash, so that a Windows
-/// path like C:\data is not quietly read as C:data.
-Result<std::string> unescape(std::string_view raw, PropertiesDialect dialect) {
+/// path like C:\data is not quietly read as C:data. `where` names the text in
+/// errors: the text itself in quotes, or for a secret only whose value it is.
+Result<std::string> unescape(std::string_view raw, PropertiesDialect dialect, const std::string& where) {
     std::string out;
     std::size_t kept = 0;  // length of `out` up to its last non-blank or escaped char
     for (std::size_t i = 0; i < raw.size(); ++i) {
@@ -120,7 +120,7 @@ Result<std::string> unescape(std::string_view raw, PropertiesDialect dialect) {
             case '\\': case '=': case ':': case '#': case '!': case ' ': out += raw[i]; break;
             case 'u':
                 if (dialect == PropertiesDialect::java) {
-                    Result<std::size_t> used = append_unicode_escape(raw, i, out);
+                    Result<std::size_t> used = append_unicode_escape(raw, i, out, where);
                     if (!used) return used.error();
                     i = *used;
                     break;
@@ -131,9 +131,8 @@ Result<std::string> unescape(std::string_view raw, PropertiesDialect dialect) {
                     out += raw[i];  // Java drops the backslash of an escape it does not know
                     break;
                 }
-                return make_error(ErrorCode::invalid_argument,
-                                  "unknown escape '\\" + std::string(1, raw[i]) + "' in '" +
-                                      std::string(raw) + "' (write '\\\\' for a backslash)");
+                return make_error(ErrorCode::invalid_argument, "unknown escape '\\" + std::string(1, raw[i]) +
+                                                                   "' in " + where + " (write '\\\\' for a backslash)");
         }
         kept = out.size();
     }
@@ -171,7 +170,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b, std::size_t li
 /// the first unescaped '=', ':' or blank, and one '=' or ':' with blanks
 /// around it separates it from the value.
 Result<std::vector<PropertyLine>> parse_properties(std::string_view text, std::string_view origin,
-                                                   PropertiesDialect dialect) {
+                                                   PropertiesDialect dialect,
+                                                   const std::function<bool(std::string_view)>& secret) {
     if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 BOM from some editors
     std::vector<PropertyLine> out;
     std::size_t pos = 0;
@@ -211,9 +211,12 @@ Result<std::vector<PropertyLine>> parse_properties(std::string_view text, std::s
 
         const std::string where = std::string(origin) + ":" + std::to_string(first_line_number);
         auto located = [&where](const Error& error) { return make_error(error.code, where + ": " + error.message); };
-        Result<std::string> key = unescape(std::string_view(logical).substr(0, key_end), dialect);
+        const std::string_view raw_key = std::string_view(logical).substr(0, key_end);
+        Result<std::string> key = unescape(raw_key, dialect, "'" + std::string(raw_key) + "'");
         if (!key) return located(key.error());
-        Result<std::string> value = unescape(rest, dialect);
+        const bool hidden = secret && secret(*key);
+        Result<std::string> value =
+            unescape(rest, dialect, hidden ? "the value of " + *key + " (a secret, not shown)" : "'" + std::string(rest) + "'");
         if (!value) return located(value.error());
         if (key->empty()) {
             return located(make_error(ErrorCode::invalid_argument,

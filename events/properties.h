@@ -4,6 +4,7 @@
 /// (`--config FILE`) and Kafka's client properties (`--command-config FILE`)
 /// share, and the closest known name for a typo.
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,9 +29,11 @@ enum class PropertiesDialect { ballast, java };
 
 /// Java .properties text as key/value lines, in order (a key may repeat).
 /// Unescaped blanks that end a value are dropped (Kafka trims its values
-/// too). Errors are "<origin>:<line>: ...".
+/// too). Errors are "<origin>:<line>: ..."; they quote the text at fault,
+/// except the value of a key `secret` says is one.
 Result<std::vector<PropertyLine>> parse_properties(std::string_view text, std::string_view origin,
-                                                   PropertiesDialect dialect);
+                                                   PropertiesDialect dialect,
+                                                   const std::function<bool(std::string_view)>& secret = {});
 
 /// The bytes of a file; the error names `what` and the path ("cannot read
 /// config file 'x': No such file or directory").

@@ -403,8 +403,9 @@ Result<ClientConfig> read_client_config(const events::Config& config, const std:
     if (!command_config_path.empty()) {
         Result<std::string> text = events::read_text_file(command_config_path, "--command-config file");
         if (!text) return text.error();
-        Result<std::vector<events::PropertyLine>> lines =
-            events::parse_properties(*text, command_config_path, events::PropertiesDialect::java);
+        Result<std::vector<events::PropertyLine>> lines = events::parse_properties(
+            *text, command_config_path, events::PropertiesDialect::java,
+            [](std::string_view name) { return name == "sasl.jaas.config" || name.ends_with(".password"); });
         if (!lines) return lines.error();
         for (const events::PropertyLine& line : *lines) {
             const std::string where = command_config_path + ":" + std::to_string(line.line);

@@ -112,6 +112,19 @@ TEST(PropertiesJava, MalformedUnicodeEscapesAreNamedWithTheLine) {
     }
 }
 
+TEST(ConfigKafkaKeys, ABadEscapeInASecretDoesNotShowIt) {
+    Config config = Config::defaults();
+    Status status = config.load_properties_text("kafka.ssl.truststore.password=hun\\qter2\n", "b.properties");
+    ASSERT_FALSE(status.ok());
+    EXPECT_EQ(status.error().message,
+              "b.properties:1: unknown escape '\\q' in the value of kafka.ssl.truststore.password (a secret, not "
+              "shown) (write '\\\\' for a backslash)");
+    // Not a secret: the text at fault is quoted.
+    status = config.load_properties_text("kafka.ssl.truststore.location=C:\\ca.pem\n", "b.properties");
+    ASSERT_FALSE(status.ok());
+    EXPECT_TRUE(mentions(status.error().message, "unknown escape '\\c' in 'C:\\ca.pem'")) << status.error().message;
+}
+
 TEST(PropertiesBallast, KeepsRefusingUnknownEscapes) {
     Result<std::vector<PropertyLine>> lines =
         parse_properties("p=C:\\data\n", "ballast.properties", PropertiesDialect::ballast);

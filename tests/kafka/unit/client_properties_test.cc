@@ -208,7 +208,10 @@ TEST(ClientConfig, MistakesNameTheFileLineAndProperty) {
                                          "sasl.jaas.config=" + std::string(plain) + " required password=hunter2;\n");
     EXPECT_TRUE(has(login, "c.properties:3: sasl.jaas.config: " + std::string(plain) + " has no username")) << login;
     EXPECT_FALSE(has(login, "hunter2"));
-    EXPECT_TRUE(has(file_error("a=\\uZZZZ\n"), "c.properties:1: malformed \\uXXXX escape"));
+    EXPECT_TRUE(has(file_error("a=\\uZZZZ\n"), "c.properties:1: malformed \\uXXXX escape in '\\uZZZZ'"));
+    const std::string secret = file_error("ssl.truststore.password=hunter2\\u12\n");
+    EXPECT_EQ(secret, "c.properties:1: malformed \\uXXXX escape in the value of ssl.truststore.password (a secret, not "
+                      "shown)");
 }
 
 TEST(ClientConfig, AKafkaSettingsMistakeNamesTheSetting) {
