@@ -144,5 +144,60 @@ TEST(SimChecks, PlansWithinTheLimitsOrWithoutLimitsAreNoBreak) {
     EXPECT_TRUE(breaks_of(tighter, {plan_of(1, 10'000, {move(1, 0, 1, 2)})}).empty());
 }
 
+events::Event fed(int64_t time_ms, events::Body body) {
+    events::Event e;
+    e.time_ms = time_ms;
+    e.source = events::Source::simulator;
+    e.body = std::move(body);
+    return e;
+}
+
+events::PartitionChanged orders_0(std::vector<int32_t> replicas, int32_t leader, std::vector<int32_t> isr) {
+    return {"orders", 0, std::move(replicas), leader, std::move(isr), -1};
+}
+
+/// Partition orders-0 on [1, 2] led by 1; the engine moves its replica on 2
+/// to 3, and as the move completes leadership passes to 3, with broker 1 in
+/// the ISR (`leader_kept_in_sync`) or out of it; then the engine hands
+/// leadership back to 1. The thrash breaks the run found.
+std::vector<std::string> leadership_handed_back(bool leader_kept_in_sync) {
+    const sim::Scenario scenario = three_brokers();
+    sim::SimCluster cluster(scenario);
+    SimChecker checker(scenario, events::Config::defaults(), 0);
+    const std::vector<events::Event> none;
+    checker.step(SimStep{0, cluster, {fed(0, orders_0({1, 2}, 1, {1, 2}))}, none});
+    events::Action moved = move(1, 0, 2, 3);
+    moved.replicas_before = {1, 2};
+    moved.replicas_after = {1, 3};
+    checker.step(SimStep{10'000, cluster, none, {plan_of(1, 10'000, {moved})}});
+    const std::vector<int32_t> isr = leader_kept_in_sync ? std::vector<int32_t>{1, 3} : std::vector<int32_t>{3};
+    checker.step(SimStep{20'000, cluster, {fed(20'000, orders_0({1, 3}, 3, isr)), fed(20'000, events::ActionCompleted{1})},
+                         none});
+    events::Action back;
+    back.action_id = 2;
+    back.kind = events::ActionKind::leader;
+    back.topic = "orders";
+    back.partition = 0;
+    back.source_broker = 3;
+    back.destination_broker = 1;
+    back.replicas_before = {1, 3};
+    back.replicas_after = {1, 3};
+    back.goal = "NetworkOutUsageDistributionGoal";
+    checker.step(SimStep{60'000, cluster, none, {plan_of(2, 60'000, {back})}});
+    checker.step(SimStep{61'000, cluster,
+                         {fed(61'000, orders_0({1, 3}, 1, {1, 3})), fed(61'000, events::ActionCompleted{2})}, none});
+    return checker.finish("", SimRunSummary{}).breaks;
+}
+
+TEST(SimChecks, LeadershipHandedBackIsThrashUnlessItWasLostToAFailure) {
+    // The engine's move took leadership from a broker still in sync:
+    // handing it straight back is a ping-pong.
+    EXPECT_TRUE(has(leadership_handed_back(true), "handed leadership straight back to broker 1"));
+    // Broker 1 fell out of the ISR as the move completed: it lost the
+    // leadership to a failure, which the engine may undo.
+    const std::vector<std::string> breaks = leadership_handed_back(false);
+    EXPECT_FALSE(has(breaks, "thrash")) << joined(breaks);
+}
+
 }  // namespace
 }  // namespace ballast::driver

@@ -156,10 +156,14 @@ void SimChecker::step(const SimStep& step) {
                 continue;
             }
             // A move changes leadership too (the new first replica may lead).
+            // A leader that left the ISR lost it to a failure, whoever moved
+            // the partition at the same time: the engine may hand it back.
             if (_last_leader.count(key) && _last_leader[key] != changed->leader) {
-                _before_last_leader[key] = _last_leader[key];
+                const int32_t was = _last_leader[key];
+                const bool was_in_sync = std::find(changed->isr.begin(), changed->isr.end(), was) != changed->isr.end();
+                _before_last_leader[key] = was;
                 _leader_change_ms[key] = e.time_ms;
-                _leader_changed_by_engine[key] = acted_on.count(key) > 0;
+                _leader_changed_by_engine[key] = acted_on.count(key) > 0 && was_in_sync;
             }
             _last_leader[key] = changed->leader;
             if (_quiet_from_ms >= 0 && e.time_ms >= _quiet_from_ms) {
