@@ -1,5 +1,6 @@
 #include "goals/goal.h"
 
+#include <array>
 #include <cassert>
 
 #include "goals/goal_search.h"
@@ -29,29 +30,58 @@ bool GoalContext::try_apply(const Candidate& c, bool repair) {
     return true;
 }
 
-bool GoalContext::try_apply_chain(const Candidate& first, const Candidate& second) {
+bool GoalContext::try_apply_group(std::span<const Candidate> actions) {
     _last_refusal = nullptr;
-    assert(first.kind == ActionKind::leader && second.kind == ActionKind::leader);
-    assert(first.partition != second.partition);
-    if (_state.action_count() + 2 > _state.config().actions_max) return false;
-    // Different partitions: neither leg changes whether the other is valid.
-    if (!_state.valid(first, false) || !_state.valid(second, false)) return false;
-    if (!_state.within_broker_budget(first)) return false;
-    const NetChanges net = net_changes(first, second);
+    if (_state.action_count() + actions.size() > _state.config().actions_max) return false;
+    const size_t start = mark();
+    // A trial run: each action valid, within budget (a broker in several
+    // spends one per action), accepted by every hard guard (the executor
+    // may run the actions apart, so a hard goal must hold after each) and
+    // placed as the placement guards allow, on the state the ones before
+    // it left. Then taken back, so the soft guards judge the net change
+    // from where the group starts.
+    for (const Candidate& c : actions) {
+        assert(c.kind != ActionKind::swap);
+        if (!_state.within_broker_budget(c) || !_state.valid(c, false)) {
+            undo_to(start);
+            return false;
+        }
+        for (const Goal* guard : _guards) {
+            const bool judges_each = guard->hard() || (c.kind == ActionKind::move && guard->judges_placement());
+            if (judges_each && !guard->accepts(_state, c)) {
+                undo_to(start);
+                _last_refusal = guard;
+                return false;
+            }
+        }
+        _state.apply(c, _goal);
+    }
+    undo_to(start);
+    const std::vector<BrokerChange> net = net_changes(actions);
     for (const Goal* guard : _guards) {
-        if (!guard->accepts_leader_changes(_state, net.span())) {
+        if (guard->hard()) continue;
+        if (!guard->accepts_net_changes(_state, net)) {
             _last_refusal = guard;
             return false;
         }
     }
-    _state.apply(first, _goal);
-    // The budget counts actions: a broker in both legs spends two.
-    if (!_state.within_broker_budget(second)) {
-        _state.undo_last();
-        return false;
-    }
-    _state.apply(second, _goal);
+    for (const Candidate& c : actions) _state.apply(c, _goal);
     return true;
+}
+
+bool GoalContext::placement_allows(const Candidate& c) const {
+    if (!_state.within_broker_budget(c) || !_state.valid(c, false)) return false;
+    for (const Goal* guard : _guards) {
+        if (guard->judges_placement() && !guard->accepts(_state, c)) return false;
+    }
+    return true;
+}
+
+bool GoalContext::try_apply_chain(const Candidate& first, const Candidate& second) {
+    assert(first.kind == ActionKind::leader && second.kind == ActionKind::leader);
+    assert(first.partition != second.partition);
+    const std::array<Candidate, 2> chain{first, second};
+    return try_apply_group(chain);
 }
 
 void GoalContext::undo_to(size_t mark) {

@@ -11,12 +11,17 @@
 ///     wrong gets worse; so a plan never breaks a hard goal the input met.
 ///     Soft goals judge the same way against their band, so a lower goal
 ///     never makes a higher one worse.
-///   - `accepts_leader_changes`: would I let leader changes happen together
-///     (a chain: A hands a partition's leadership to B, B another's to C),
-///     judged by each touched broker's net change under the same rules as
-///     `accepts`? The middle broker of a chain passes outside a band for a
-///     moment and ends about where it was; judged one by one, either change
-///     would be refused for that moment.
+///   - `accepts_net_changes`: would I let actions happen together (a chain:
+///     A hands a partition's leadership to B, B another's to C; an exchange:
+///     A gives B one heavy replica for several light ones), judged by each
+///     touched broker's net change under the same rules as `accepts`? The
+///     middle broker of a chain passes outside a band for a moment and ends
+///     about where it was, and so does either side of an exchange; judged
+///     one by one, some action would be refused for that moment. Only soft
+///     goals are asked: a hard goal judges each action of a group by
+///     `accepts`, since it must hold after every action, and so does a goal
+///     that judges where replicas go, not only how much a broker carries
+///     (`judges_placement`: racks, a topic's spread).
 ///   - `optimize`: propose actions that improve me, apply each one that the
 ///     guards accept, until I am satisfied, nothing helps, or the plan is
 ///     full (PlannerConfig::actions_max).
@@ -78,10 +83,20 @@ public:
     /// that do not balance, see PlanningState::valid) and every guard
     /// accepts it. Returns whether it was applied.
     bool try_apply(const Candidate& c, bool repair = false);
-    /// Applies two balancing leader changes of different partitions as one
-    /// step: both valid and within the brokers' budgets, and every guard
-    /// accepting their net change (Goal::accepts_leader_changes). `first`
-    /// is recorded first. Returns whether both were applied; else neither.
+    /// Applies balancing actions of different partitions as one step: each
+    /// valid and within the brokers' budgets (an action counts against them
+    /// as it would alone), each accepted by every hard guard and each move
+    /// by every guard that judges placement, on the state the actions
+    /// before it leave (the executor may run them apart: a hard goal holds
+    /// after every action), and every soft guard accepting their net change
+    /// (Goal::accepts_net_changes). Recorded in order. Returns whether all
+    /// were applied; else none.
+    bool try_apply_group(std::span<const Candidate> actions);
+    /// Is `c` valid, within budget and placed as the placement guards allow,
+    /// on the state as it stands? A cheap filter while a goal collects a
+    /// group (try_apply_group judges each action again in its turn).
+    bool placement_allows(const Candidate& c) const;
+    /// A group of two leader changes (a leadership chain).
     bool try_apply_chain(const Candidate& first, const Candidate& second);
     /// The guard that refused the last candidate try_apply turned down
     /// (nullptr: it was invalid, over a broker's budget, or the plan was full).
@@ -115,8 +130,12 @@ public:
 
     virtual bool satisfied(const PlanningState& state) const = 0;
     virtual bool accepts(const PlanningState& state, const Candidate& c) const = 0;
-    /// `net`: one entry per touched broker, distinct; no replica moves.
-    virtual bool accepts_leader_changes(const PlanningState& state, std::span<const BrokerChange> net) const = 0;
+    /// `net`: one entry per touched broker, distinct.
+    virtual bool accepts_net_changes(const PlanningState& state, std::span<const BrokerChange> net) const = 0;
+    /// Does this goal judge which broker holds which replica, beyond the
+    /// totals a net change carries? Then each move of a group is judged
+    /// by `accepts` too, on the state the moves before it left.
+    virtual bool judges_placement() const { return false; }
     virtual void optimize(GoalContext& context) const = 0;
 
 private:

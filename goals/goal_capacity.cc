@@ -72,7 +72,7 @@ public:
         return accepts_changes(state, changes_of(c));
     }
 
-    bool accepts_leader_changes(const PlanningState& state, std::span<const BrokerChange> net) const override {
+    bool accepts_net_changes(const PlanningState& state, std::span<const BrokerChange> net) const override {
         return accepts_changes(state, net);
     }
 
@@ -185,7 +185,7 @@ public:
         return accepts_changes(state, changes_of(c));
     }
 
-    bool accepts_leader_changes(const PlanningState& state, std::span<const BrokerChange> net) const override {
+    bool accepts_net_changes(const PlanningState& state, std::span<const BrokerChange> net) const override {
         return accepts_changes(state, net);
     }
 

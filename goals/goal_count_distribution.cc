@@ -31,6 +31,12 @@
 namespace ballast::goals {
 namespace {
 
+/// Partners an exchange tries per step, replicas given per partner, and
+/// light replicas taken for one (bounds each try's work).
+constexpr size_t exchange_partners_max = 8;
+constexpr uint32_t exchange_tries_max = 16;
+constexpr size_t exchange_light_max = 16;
+
 struct CountBand {
     double mean = 0;
     int64_t lower = 0;
@@ -88,7 +94,7 @@ public:
         return accepts_changes(state, changes_of(c));
     }
 
-    bool accepts_leader_changes(const PlanningState& state, std::span<const BrokerChange> net) const override {
+    bool accepts_net_changes(const PlanningState& state, std::span<const BrokerChange> net) const override {
         return accepts_changes(state, net);
     }
 
@@ -103,6 +109,9 @@ public:
         if (state.eligible_count() < 2) return;
         const CountBand b = band(state);
         ReplicaLists lists(state, network_key(), false, ListFor::moves);
+        ReplicaLists heavy(state, network_per_byte_key(), true, ListFor::moves);
+        ReplicaLists small(state, [](const PlanningState& s, uint32_t q, uint32_t) { return s.partition(q).load.size_bytes; },
+                           false, ListFor::moves);
         std::vector<std::pair<int32_t, uint32_t>> full;
         std::vector<std::pair<int32_t, uint32_t>> empty;
         for (const auto& [count, broker] : state.order_by_replicas()) {
@@ -120,7 +129,10 @@ public:
                     if (!context.budget_left()) return;
                     if (b.fine(state.broker(broker).replica_count)) break;
                     if (!context.broker_budget_left(broker)) break;  // the rest next plan
-                    if (!step_between(context, lists, b, broker, shedding)) break;
+                    if (!step_between(context, lists, b, broker, shedding) &&
+                        !exchange_step(context, small, heavy, b, broker, shedding)) {
+                        break;
+                    }
                 }
             }
         }
@@ -155,6 +167,73 @@ private:
         }
         return false;
     }
+
+    /// When no single move helps (the load goals refuse them: the brokers
+    /// short of replicas carry heavy ones and sit at the top of the load
+    /// band, those with too many carry light ones at the bottom), `broker`
+    /// exchanges with a partner on the other side of the mean: the one
+    /// short of replicas gives one heavy replica for several light ones.
+    bool exchange_step(GoalContext& context, ReplicaLists& lists, ReplicaLists& heavy, const CountBand& b,
+                       uint32_t broker, bool shedding) const {
+        PlanningState& state = context.state();
+        const PlanningState::CountOrder& order = state.order_by_replicas();
+        auto keep = [&](int32_t, uint32_t partner) { return context.broker_budget_left(partner); };
+        auto stop = [&](int32_t count, uint32_t) { return shedding ? count >= b.mean : count <= b.mean; };
+        const std::vector<uint32_t> partners =
+            shedding ? collect_partners(state, order.begin(), order.end(), broker, keep, stop)
+                     : collect_partners(state, order.rbegin(), order.rend(), broker, keep, stop);
+        for (size_t i = 0; i < std::min<size_t>(partners.size(), exchange_partners_max); i++) {
+            const uint32_t few = shedding ? partners[i] : broker;
+            const uint32_t many = shedding ? broker : partners[i];
+            if (exchange(context, lists, heavy, b, few, many)) return true;
+        }
+        return false;
+    }
+
+    /// `few` gives `many` one replica, the most network load per byte
+    /// copied first (cheap to copy for the light ones it makes room for),
+    /// and takes up to exchange_light_max of `many`'s lightest, as many as
+    /// fit in its load in and out: `few` gains k - 1 replicas and neither
+    /// broker's load grows past where it was, so the load goals above,
+    /// judging the net change, accept it.
+    bool exchange(GoalContext& context, ReplicaLists& lists, ReplicaLists& heavy, const CountBand& b,
+                  uint32_t few, uint32_t many) const {
+        PlanningState& state = context.state();
+        const int64_t gain_max = std::min<int64_t>({b.upper - state.broker(few).replica_count,
+                                                    state.broker(many).replica_count - b.lower,
+                                                    (state.broker(many).replica_count -
+                                                     state.broker(few).replica_count) / 2});
+        if (gain_max < 1) return false;
+        const size_t light_max = static_cast<size_t>(std::min<int64_t>(gain_max + 1, exchange_light_max));
+        std::vector<Candidate> group;
+        bool applied = false;
+        visit_descending(state, few, heavy.of(few), exchange_tries_max, [&](const ReplicaEntry& e) {
+            const Candidate give = state.move(e.partition, few, many, false);
+            if (!context.placement_allows(give)) return false;
+            // What `few` sheds: the room the light replicas may fill.
+            const double room_in = -give.load_delta[0].bytes_in_per_s;
+            const double room_out = -give.load_delta[0].bytes_out_per_s;
+            group.assign(1, give);
+            double in = 0;
+            double out = 0;
+            visit_ascending(state, many, lists.of(many), replica_tries_max, [&](const ReplicaEntry& l) {
+                if (l.partition == e.partition) return false;
+                const Candidate take = state.move(l.partition, many, few, false);
+                const double take_in = take.load_delta[1].bytes_in_per_s;
+                const double take_out = take.load_delta[1].bytes_out_per_s;
+                if (in + take_in > room_in || out + take_out > room_out) return false;
+                if (!context.placement_allows(take)) return false;
+                group.push_back(take);
+                in += take_in;
+                out += take_out;
+                return group.size() > light_max;
+            });
+            if (group.size() < 3) return false;  // one for one evens out nothing
+            applied = context.try_apply_group(group);
+            return applied;
+        });
+        return applied;
+    }
 };
 
 // ---------------------------------------------------------------- leader count
@@ -178,7 +257,7 @@ public:
         return accepts_changes(state, changes_of(c));
     }
 
-    bool accepts_leader_changes(const PlanningState& state, std::span<const BrokerChange> net) const override {
+    bool accepts_net_changes(const PlanningState& state, std::span<const BrokerChange> net) const override {
         return accepts_changes(state, net);
     }
 
@@ -214,12 +293,28 @@ public:
                 if (b.fine(state.broker(s).leader_count) || !hand_off(context, led, b, s)) break;
             }
         }
+        // Partitions a broker follows, by the leader traffic leading them would add.
+        auto follower_gain = [](const PlanningState& s, uint32_t p, uint32_t broker) {
+            const int32_t leader = s.leader(p);
+            return leader >= 0 && leader != static_cast<int32_t>(broker) && s.partition(p).replica_count > 1
+                       ? load_of(s.replica_load_on(p, static_cast<uint32_t>(leader)), Resource::network_out) + 1
+                       : 0.0;
+        };
+        ReplicaLists followed(state, follower_gain, true, ListFor::leader_changes);
         for (const auto& [unused, d] : empty) {
-            for (uint32_t p : state.model_partitions_of(d)) {
+            // Each exchange applies actions or ends the loop; one may make
+            // room for more single take-overs.
+            const size_t exchanges_max = state.partition_count() + 1;
+            for (size_t exchange_count = 0; exchange_count < exchanges_max; exchange_count++) {
+                for (uint32_t p : state.model_partitions_of(d)) {
+                    if (!context.budget_left()) return;
+                    if (!context.broker_budget_left(d)) break;  // the rest next plan
+                    if (b.fine(state.broker(d).leader_count)) break;
+                    take_over(context, b, p, d);
+                }
                 if (!context.budget_left()) return;
-                if (!context.broker_budget_left(d)) break;  // the rest next plan
-                if (b.fine(state.broker(d).leader_count)) break;
-                take_over(context, b, p, d);
+                if (!context.broker_budget_left(d) || b.fine(state.broker(d).leader_count)) break;
+                if (!exchange(context, led, followed, b, d)) break;
             }
         }
     }
@@ -244,6 +339,77 @@ private:
             }
             return false;
         });
+    }
+
+    /// When taking over one at a time fails (the network out goal refuses:
+    /// a broker short of leaders leads heavy partitions and sits at the top
+    /// of the out band), `d` hands its heaviest leadership to a follower
+    /// and takes up to exchange_light_max light ones from brokers with
+    /// leaders to spare, as many as fit in the out traffic it gave up. The
+    /// guards judge the net change.
+    bool exchange(GoalContext& context, ReplicaLists& led, ReplicaLists& followed, const CountBand& b,
+                  uint32_t d) const {
+        PlanningState& state = context.state();
+        const int64_t gain_max = b.upper - state.broker(d).leader_count;
+        if (gain_max < 1) return false;
+        const size_t light_max = static_cast<size_t>(std::min<int64_t>(gain_max + 1, exchange_light_max));
+        std::vector<Candidate> group;
+        bool applied = false;
+        visit_descending(state, d, led.of(d), exchange_tries_max, [&](const ReplicaEntry& e) {
+            if (state.leader(e.partition) != static_cast<int32_t>(d)) return false;
+            uint32_t taker = no_broker;
+            for (uint32_t f : state.replicas(e.partition)) {
+                if (f == d || !state.broker(f).eligible) continue;
+                const int32_t leaders = state.broker(f).leader_count;
+                if (leaders + 1 > b.upper) continue;
+                if (!context.placement_allows(state.leader_change(e.partition, d, f))) continue;
+                // The most room in network out: it takes the heavy one's traffic.
+                if (taker == no_broker ||
+                    state.usage(Resource::network_out, f) < state.usage(Resource::network_out, taker)) {
+                    taker = f;
+                }
+            }
+            if (taker == no_broker) return false;
+            const Candidate give = state.leader_change(e.partition, d, taker);
+            const double room_out = -give.load_delta[0].bytes_out_per_s;
+            const double out_floor = state.eligible_total(Resource::network_out) /
+                                     state.eligible_usage_divisor(Resource::network_out) *
+                                     (1 - state.config().network_out_avg_deviation / 2);
+            group.assign(1, give);
+            double out = 0;
+            // Out traffic each source has given in this group: none gives
+            // more than it carries above half way from the mean to the
+            // band's lower edge, so each stays in its band.
+            std::vector<std::pair<uint32_t, double>> given;
+            visit_ascending(state, d, followed.of(d), replica_tries_max, [&](const ReplicaEntry& l) {
+                const int32_t leader = state.leader(l.partition);
+                if (leader < 0 || leader == static_cast<int32_t>(d) || static_cast<uint32_t>(leader) == taker) {
+                    return false;
+                }
+                const uint32_t s = static_cast<uint32_t>(leader);
+                if (!state.broker(s).eligible || state.broker(s).leader_count <= b.mean) return false;
+                const Candidate take = state.leader_change(l.partition, s, d);
+                const double take_out = take.load_delta[1].bytes_out_per_s;
+                if (out + take_out > room_out) return false;
+                auto it = std::find_if(given.begin(), given.end(), [&](const auto& g) { return g.first == s; });
+                const double spare = (state.usage(Resource::network_out, s) - out_floor) *
+                                     state.usage_divisor(Resource::network_out, s);
+                if ((it == given.end() ? 0.0 : it->second) + take_out > spare) return false;
+                if (!context.placement_allows(take)) return false;
+                if (it == given.end()) {
+                    given.emplace_back(s, take_out);
+                } else {
+                    it->second += take_out;
+                }
+                group.push_back(take);
+                out += take_out;
+                return group.size() > light_max;
+            });
+            if (group.size() < 3) return false;  // one for one evens out nothing
+            applied = context.try_apply_group(group);
+            return applied;
+        });
+        return applied;
     }
 
     /// `d`, short of leaders, takes leadership of `p` if it follows it and

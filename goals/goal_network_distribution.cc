@@ -77,6 +77,14 @@ constexpr double balance_margin = 0.9;
 constexpr uint32_t chain_tries_max = 8;
 /// Followers of one partition a chain may end on (RF <= 9 sees them all).
 constexpr size_t followers_max = 8;
+/// How much heavier in disk than in load (each over its mean) a broker may
+/// be and still shed its cheapest copies (disk_allows_cheapest). Shedding
+/// only short-retention data keeps the long-retention data, so the disk
+/// share grows as the load share falls; at 1 a broker turns to best fit
+/// (replicas of every retention) as soon as its disk is the heavier, and
+/// disk ends more even than Cruise Control leaves it. Looser copies fewer
+/// bytes and leaves disk less even (bench/README.md measures the trade).
+constexpr double disk_share_allowance = 1.0;
 
 struct Band {
     double mean = 0;
@@ -104,6 +112,7 @@ struct Lists {
     ReplicaLists all;        // every copyable replica, by this load (swaps)
     ReplicaLists led;        // out: partitions it leads with RF > 1, by what a leader change shifts
     ReplicaLists followed;   // out: partitions it follows with RF > 1, by what leading them would add
+    ReplicaLists cheapest;   // every copyable replica, by load per byte copied (cheapest_copy)
 };
 
 /// Out traffic that moves with leadership: consumers' reads plus one copy
@@ -223,7 +232,7 @@ public:
         return accepts_changes(state, changes_of(c));
     }
 
-    bool accepts_leader_changes(const PlanningState& state, std::span<const BrokerChange> net) const override {
+    bool accepts_net_changes(const PlanningState& state, std::span<const BrokerChange> net) const override {
         return accepts_changes(state, net);
     }
 
@@ -295,6 +304,7 @@ public:
             ReplicaLists(state, [=](const PlanningState& s, uint32_t p, uint32_t b) {
                 return !leads(s, p, b) && transferable(s, p) && s.leader(p) >= 0 ? leader_shift(s, p) : 0.0;
             }, true, ListFor::leader_changes),
+            ReplicaLists(state, load_per_byte_key(resource), true, ListFor::moves),
         };
 
         // Heavy brokers shed, heaviest first; then the brokers below the band
@@ -370,6 +380,8 @@ private:
             return true;
         }
 
+        if (cheapest_copy(context, lists, b, broker, shedding, partners)) return true;
+
         // Moves: replicas in best-fit order for the best-placed partner; each
         // tried with every partner in order (a replica a guard refuses for one
         // broker, say the rack goal, often fits the next). Off `broker` when
@@ -433,6 +445,63 @@ private:
             if (applied) return true;
         }
         return false;
+    }
+
+    /// The first try at a move: the replica, leader or follower, that copies
+    /// the fewest bytes for the load it shifts (visit_cheapest_copy_first),
+    /// no more than the ideal amount and per_replica, and that keeps its
+    /// topic's spread (so the topic goal need not copy more to undo it).
+    /// Only off a source whose disk share allows it (disk_allows_cheapest).
+    bool cheapest_copy(GoalContext& context, Lists& lists, const Band& b, uint32_t broker, bool shedding,
+                       const std::vector<uint32_t>& partners) const {
+        PlanningState& state = context.state();
+        bool applied = false;
+        if (shedding) {
+            if (!disk_allows_cheapest(state, b, broker)) return false;
+            const double most = std::min({ideal_amount(state, b, broker, partners[0]),
+                                          per_replica(state, b, broker, partners[0]),
+                                          narrowing_limit(state, broker, partners[0])});
+            visit_cheapest_copy_first(state, broker, lists.cheapest.of(broker), _resource, most,
+                                      [&](const ReplicaEntry& e) {
+                for (uint32_t d : partners) {
+                    if (!keeps_topic_spread(state, e.partition, broker, d)) continue;
+                    const Candidate c = state.move(e.partition, broker, d, false);
+                    if (improves(state, b, c) && context.try_apply(c)) return applied = true;
+                }
+                return false;
+            });
+            return applied;
+        }
+        for (uint32_t s : partners) {
+            if (!disk_allows_cheapest(state, b, s)) continue;
+            const double most = std::min({ideal_amount(state, b, s, broker), per_replica(state, b, s, broker),
+                                          narrowing_limit(state, s, broker)});
+            uint32_t refusals = 0;
+            visit_cheapest_copy_first(state, s, lists.cheapest.of(s), _resource, most, [&](const ReplicaEntry& e) {
+                if (!keeps_topic_spread(state, e.partition, s, broker)) return false;
+                const Candidate c = state.move(e.partition, s, broker, false);
+                if (!improves(state, b, c)) return false;
+                applied = context.try_apply(c);
+                if (!applied && refused_by_rack(context)) refusals++;
+                return applied || refusals >= partner_refusals_max;
+            });
+            if (applied) return true;
+        }
+        return false;
+    }
+
+    /// May `s` shed its cheapest copies? Only while its disk usage over the
+    /// mean is at most disk_share_allowance x its load over the mean (always,
+    /// without disk figures). A broker that sheds only short-retention data
+    /// keeps its long-retention data, so its disk share grows as its load
+    /// share falls; past the allowance it moves by best fit, which takes
+    /// replicas of every retention.
+    bool disk_allows_cheapest(const PlanningState& state, const Band& b, uint32_t s) const {
+        const double disk_total = state.eligible_total(Resource::disk);
+        const double disk_divisor = state.eligible_usage_divisor(Resource::disk);
+        if (!(disk_total > 0) || !(disk_divisor > 0) || !(b.mean > 0)) return true;
+        const double disk_share = state.usage(Resource::disk, s) / (disk_total / disk_divisor);
+        return disk_share <= disk_share_allowance * load(state, s) / b.mean;
     }
 
     /// Out only: hand leadership of one partition from a heavy broker to a

@@ -87,9 +87,10 @@ public:
         return false;
     }
 
-    bool accepts_leader_changes(const PlanningState&, std::span<const BrokerChange>) const override {
-        return true;  // leadership moves no replica between racks
+    bool accepts_net_changes(const PlanningState&, std::span<const BrokerChange>) const override {
+        return true;  // totals say nothing of racks: each move is judged by accepts
     }
+    bool judges_placement() const override { return true; }
 
     void optimize(GoalContext& context) const override {
         PlanningState& state = context.state();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 
 namespace ballast::goals {
 
@@ -73,6 +74,46 @@ ReplicaLists::Key network_key() {
         const Load load = state.replica_load_on(p, b);
         return load.bytes_in_per_s + load.bytes_out_per_s;
     };
+}
+
+ReplicaLists::Key load_per_byte_key(Resource resource) {
+    return [resource](const PlanningState& state, uint32_t p, uint32_t b) {
+        return load_of(state.replica_load_on(p, b), resource) / (state.partition(p).load.size_bytes + 1.0);
+    };
+}
+
+ReplicaLists::Key network_per_byte_key() {
+    return [](const PlanningState& state, uint32_t p, uint32_t b) {
+        const Load load = state.replica_load_on(p, b);
+        return (load.bytes_in_per_s + load.bytes_out_per_s) / (state.partition(p).load.size_bytes + 1.0);
+    };
+}
+
+// ---------------------------------------------------------------- topic spread
+
+TopicBand topic_band(const PlanningState& state, uint32_t t) {
+    TopicBand band;
+    if (state.eligible_count() == 0) return band;
+    const double deviation = state.config().topic_spread_avg_deviation;
+    band.mean = static_cast<double>(state.topic_eligible_replicas(t)) / state.eligible_count();
+    band.lower = static_cast<int64_t>(std::floor(band.mean * (1 - deviation)));
+    // At least one above ceil(mean): a topic with fewer replicas than
+    // there are brokers may put two on one. Holding such topics to one a
+    // broker copies a large share of a big cluster's data for little
+    // spread (bench/README.md, the comparison with Cruise Control, whose
+    // topic goal is looser still).
+    band.upper = std::max(static_cast<int64_t>(std::ceil(band.mean * (1 + deviation))),
+                          static_cast<int64_t>(std::ceil(band.mean)) + 1);
+    return band;
+}
+
+bool keeps_topic_spread(const PlanningState& state, uint32_t p, uint32_t s, uint32_t d) {
+    if (!state.tracks_topics()) return true;
+    const uint32_t t = state.partition(p).topic;
+    const TopicBand band = topic_band(state, t);
+    const int64_t from = state.topic_count_on(t, s);
+    const int64_t to = state.topic_count_on(t, d);
+    return band.excess(from - 1) + band.excess(to + 1) <= band.excess(from) + band.excess(to);
 }
 
 // ---------------------------------------------------------------- best-fit walks
@@ -162,6 +203,15 @@ bool visit_fewest_bytes_first(const PlanningState& state, uint32_t broker, Repli
     return !head_tried && try_head();
 }
 
+bool visit_descending(const PlanningState& state, uint32_t broker, ReplicaList& list, uint32_t tries_max,
+                      const std::function<bool(const ReplicaEntry&)>& visit) {
+    uint32_t tries = 0;
+    for (size_t i = 0; i < list.entries.size() && tries < tries_max; i++) {
+        if (visit_at(state, broker, list, i, tries, visit)) return true;
+    }
+    return false;
+}
+
 bool visit_ascending(const PlanningState& state, uint32_t broker, ReplicaList& list,
                      uint32_t tries_max, const std::function<bool(const ReplicaEntry&)>& visit) {
     // From the bottom of the order: needs it all.
@@ -174,6 +224,26 @@ bool visit_ascending(const PlanningState& state, uint32_t broker, ReplicaList& l
     uint32_t tries = 0;
     for (size_t i = list.entries.size(); i-- > 0 && tries < tries_max;) {
         if (visit_at(state, broker, list, i, tries, visit)) return true;
+    }
+    return false;
+}
+
+bool visit_cheapest_copy_first(const PlanningState& state, uint32_t broker, ReplicaList& list,
+                               Resource resource, double value_max,
+                               const std::function<bool(const ReplicaEntry&)>& visit) {
+    uint32_t tries = 0;
+    uint32_t scanned = 0;
+    for (size_t i = 0; i < list.entries.size() && tries < replica_tries_max && scanned < cheapest_scan_max;
+         i++, scanned++) {
+        const uint32_t p = list.at(i).partition;
+        if (!still_movable(state, broker, p)) {
+            list.stale_skipped++;  // dropped when there are many (ReplicaLists::of)
+            continue;
+        }
+        const double value = load_of(state.replica_load_on(p, broker), resource);
+        if (!(value > 0) || value > value_max) continue;
+        tries++;
+        if (visit(ReplicaEntry{value, p})) return true;
     }
     return false;
 }

@@ -186,6 +186,50 @@ inline constexpr size_t bytes_choices = 32;
 bool visit_fewest_bytes_first(const PlanningState& state, uint32_t broker, ReplicaList& list, double pivot,
                               double high, const std::function<bool(const ReplicaEntry&)>& visit);
 
+/// A list key: the load `p` puts on `b` in `resource` per byte its copy
+/// carries (the partition's size; +1 so an empty partition is the cheapest,
+/// not a division by zero). For visit_cheapest_copy_first.
+ReplicaLists::Key load_per_byte_key(Resource resource);
+/// The same for network in plus out (network_key per byte).
+ReplicaLists::Key network_per_byte_key();
+
+/// Entries looked at per cheapest-copy walk, moved or too large included.
+inline constexpr uint32_t cheapest_scan_max = 512;
+
+/// The cheapest-copy search: visits entries of `list` (keyed by
+/// load_per_byte_key, so the most load per byte copied first) still movable
+/// off `broker` whose load in `resource` is in (0, value_max], each as
+/// {load, partition}. Sizes follow retention, not traffic: on one broker the
+/// same load may cost ten times the bytes in one topic as in another, and
+/// shedding it from the short-retention topics first copies a fraction of
+/// what the best fit by size copies. Stops when `visit` returns true
+/// (returns true), after replica_tries_max visits or cheapest_scan_max
+/// entries.
+bool visit_cheapest_copy_first(const PlanningState& state, uint32_t broker, ReplicaList& list,
+                               Resource resource, double value_max,
+                               const std::function<bool(const ReplicaEntry&)>& visit);
+
+/// One topic's band of replicas per eligible broker (TopicSpreadGoal):
+/// [floor(mean x (1 - deviation)), max(ceil(mean x (1 + deviation)),
+/// ceil(mean) + 1)] for mean = its replicas on eligible brokers / brokers.
+struct TopicBand {
+    double mean = 0;
+    int64_t lower = 0;
+    int64_t upper = 0;
+    int64_t excess(int64_t count) const { return std::max<int64_t>({0, lower - count, count - upper}); }
+    bool fine(int64_t count) const { return excess(count) == 0; }
+};
+TopicBand topic_band(const PlanningState& state, uint32_t t);
+
+/// Does moving a replica of `p` from `s` to `d` keep its topic's spread
+/// (the two brokers' excess over the topic band does not grow)? True when
+/// topics are not tracked (no topic spread goal).
+bool keeps_topic_spread(const PlanningState& state, uint32_t p, uint32_t s, uint32_t d);
+
+/// Visits entries still movable off `broker` largest value first.
+bool visit_descending(const PlanningState& state, uint32_t broker, ReplicaList& list, uint32_t tries_max,
+                      const std::function<bool(const ReplicaEntry&)>& visit);
+
 /// Visits entries still movable off `broker` smallest value first.
 bool visit_ascending(const PlanningState& state, uint32_t broker, ReplicaList& list,
                      uint32_t tries_max,

@@ -24,33 +24,11 @@
 namespace ballast::goals {
 namespace {
 
-struct TopicBand {
-    double mean = 0;
-    int64_t lower = 0;
-    int64_t upper = 0;
-    int64_t excess(int64_t count) const { return std::max<int64_t>({0, lower - count, count - upper}); }
-    bool fine(int64_t count) const { return excess(count) == 0; }
-};
-
 class TopicSpreadGoal final : public Goal {
 public:
     TopicSpreadGoal() : Goal(GoalKind::topic_spread) {}
 
-    static TopicBand band(const PlanningState& state, uint32_t t) {
-        TopicBand band;
-        if (state.eligible_count() == 0) return band;
-        const double deviation = state.config().topic_spread_avg_deviation;
-        band.mean = static_cast<double>(state.topic_eligible_replicas(t)) / state.eligible_count();
-        band.lower = static_cast<int64_t>(std::floor(band.mean * (1 - deviation)));
-        // At least one above ceil(mean): a topic with fewer replicas than
-        // there are brokers may put two on one. Holding such topics to one a
-        // broker copies a large share of a big cluster's data for little
-        // spread (bench/README.md, the comparison with Cruise Control, whose
-        // topic goal is looser still).
-        band.upper = std::max(static_cast<int64_t>(std::ceil(band.mean * (1 + deviation))),
-                              static_cast<int64_t>(std::ceil(band.mean)) + 1);
-        return band;
-    }
+    static TopicBand band(const PlanningState& state, uint32_t t) { return topic_band(state, t); }
 
     static bool judged_topic(const PlanningState& state, uint32_t t) {
         const auto [begin, end] = state.topic_partitions(t);
@@ -76,9 +54,10 @@ public:
         return true;
     }
 
-    bool accepts_leader_changes(const PlanningState&, std::span<const BrokerChange>) const override {
-        return true;  // leadership moves no replica: every count stays
+    bool accepts_net_changes(const PlanningState&, std::span<const BrokerChange>) const override {
+        return true;  // totals say nothing of topics: each move is judged by accepts
     }
+    bool judges_placement() const override { return true; }
 
     bool accepts(const PlanningState& state, const Candidate& c) const override {
         if (c.kind == ActionKind::leader) return true;

@@ -114,7 +114,7 @@ struct Candidate {
 };
 
 /// One broker's net change under actions judged together (a leadership
-/// chain, GoalContext::try_apply_chain): what its load and counts gain
+/// chain, a count exchange: GoalContext::try_apply_group): what its load and counts gain
 /// (negative: lose).
 struct BrokerChange {
     uint32_t broker = no_broker;
@@ -129,21 +129,17 @@ inline std::array<BrokerChange, 2> changes_of(const Candidate& c) {
             BrokerChange{c.destination, c.load_delta[1], c.replica_delta[1], c.leader_delta[1]}};
 }
 
-/// The net change of two actions per broker, each broker once (the middle
-/// broker of a leadership chain is in both).
-struct NetChanges {
-    std::array<BrokerChange, 4> changes{};
-    size_t count = 0;
-    std::span<const BrokerChange> span() const { return {changes.data(), count}; }
-};
-inline NetChanges net_changes(const Candidate& first, const Candidate& second) {
-    NetChanges net;
-    for (const Candidate* action : {&first, &second}) {
-        for (const BrokerChange& change : changes_of(*action)) {
+/// The net change of actions judged together, per broker, each broker once
+/// (the middle broker of a leadership chain is in both; the two brokers of
+/// an exchange are in every move of it).
+inline std::vector<BrokerChange> net_changes(std::span<const Candidate> actions) {
+    std::vector<BrokerChange> net;
+    for (const Candidate& action : actions) {
+        for (const BrokerChange& change : changes_of(action)) {
             size_t i = 0;
-            while (i < net.count && net.changes[i].broker != change.broker) i++;
-            if (i == net.count) net.changes[net.count++] = {change.broker, Load{}, 0, 0};
-            BrokerChange& sum = net.changes[i];
+            while (i < net.size() && net[i].broker != change.broker) i++;
+            if (i == net.size()) net.push_back({change.broker, Load{}, 0, 0});
+            BrokerChange& sum = net[i];
             sum.load_delta = sum.load_delta + change.load_delta;
             sum.replica_delta += change.replica_delta;
             sum.leader_delta += change.leader_delta;

@@ -1,0 +1,201 @@
+/// Actions judged together (GoalContext::try_apply_group), the count goals'
+/// exchanges built on them, and the network goals' cheapest copies: where
+/// single actions are refused because a broker sits at the edge of a load
+/// band, and which replicas a shed copies.
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <set>
+#include <vector>
+
+#include "goals/goal.h"
+#include "goals/planner_types.h"
+#include "tests/goals/model_builder.h"
+
+namespace ballast::goals {
+namespace {
+
+using test_support::apply;
+using test_support::broker_loads;
+using test_support::mib;
+using test_support::ModelBuilder;
+using test_support::only;
+using test_support::replica_counts;
+
+constexpr int64_t now_ms = 100'000;
+constexpr double gib = 1024.0 * 1024 * 1024;
+
+/// Brokers 1-3 at 44, 36 and 40 MiB/s in (mean 40, band [36, 44]): broker 1
+/// in 5 heavy replicas, broker 2 in 36 light ones. Either broker giving the
+/// other a replica alone leaves the band.
+ClusterModel edge_of_band_model() {
+    ModelBuilder builder(now_ms);
+    for (int32_t id = 1; id <= 3; id++) builder.broker(id);
+    builder.topic("heavy");
+    for (int i = 0; i < 5; i++) builder.partition({1}, 8.8 * mib, 0);
+    builder.topic("light");
+    for (int i = 0; i < 36; i++) builder.partition({2}, 1.0 * mib, 0);
+    builder.topic("even");
+    for (int i = 0; i < 20; i++) builder.partition({3}, 2.0 * mib, 0);
+    return builder.build();
+}
+
+/// Brokers by id in edge_of_band_model: index = id - 1.
+struct GroupFixture {
+    ClusterModel model = edge_of_band_model();
+    PlannerConfig config = only({GoalKind::network_in_usage_distribution, GoalKind::replica_count_distribution});
+    PlanningState state{model, config, false};
+    std::unique_ptr<Goal> network = make_goal(GoalKind::network_in_usage_distribution);
+    std::unique_ptr<Goal> rack = make_goal(GoalKind::rack_aware);
+    Findings findings{16};
+    GoalContext context{state, GoalKind::replica_count_distribution, {rack.get(), network.get()}, findings};
+};
+
+TEST(ActionGroup, IsJudgedByItsNetChangeWhereEachActionAloneIsRefused) {
+    GroupFixture f;
+    // Heavy partition 0 from broker 1 to 2, light partitions 5..12 back.
+    const Candidate give = f.state.move(0, 0, 1, false);
+    ASSERT_FALSE(f.context.try_apply(give));
+    EXPECT_EQ(f.context.last_refusal(), f.network.get());
+    std::vector<Candidate> group{give};
+    for (uint32_t p = 5; p < 13; p++) {
+        const Candidate take = f.state.move(p, 1, 0, false);
+        ASSERT_FALSE(f.context.try_apply(take));
+        group.push_back(take);
+    }
+    ASSERT_TRUE(f.context.try_apply_group(group));
+    EXPECT_EQ(f.state.action_count(), group.size());
+    EXPECT_EQ(f.state.broker(0).replica_count, 12);
+    EXPECT_EQ(f.state.broker(1).replica_count, 29);
+    EXPECT_NEAR(f.state.broker(0).load.bytes_in_per_s, 43.2 * mib, 1.0);
+}
+
+TEST(ActionGroup, WhoseNetChangeLeavesTheBandAppliesNothing) {
+    GroupFixture f;
+    // One light replica back for the heavy one: broker 1 ends at 36.2,
+    // broker 2 at 43.8, in the band; a second heavy one takes broker 1 out.
+    std::vector<Candidate> group{f.state.move(0, 0, 1, false), f.state.move(1, 0, 1, false),
+                                 f.state.move(5, 1, 0, false)};
+    EXPECT_FALSE(f.context.try_apply_group(group));
+    EXPECT_EQ(f.context.last_refusal(), f.network.get());
+    EXPECT_EQ(f.state.action_count(), 0u);
+    EXPECT_EQ(f.state.broker(0).replica_count, 5);
+}
+
+TEST(ActionGroup, WithAMoveThePlacementGuardRefusesAppliesNothing) {
+    ModelBuilder builder(now_ms);
+    builder.racks({"a", "b"});
+    builder.broker(1, 0);
+    builder.broker(2, 0);
+    builder.broker(3, 1);
+    builder.topic("t");
+    builder.partition({1, 3}, 1.0 * mib, 0);
+    builder.partition({2}, 1.0 * mib, 0);
+    const ClusterModel model = builder.build();
+    const PlannerConfig config = only({GoalKind::rack_aware, GoalKind::replica_count_distribution});
+    PlanningState state(model, config, false);
+    const std::unique_ptr<Goal> rack = make_goal(GoalKind::rack_aware);
+    Findings findings(16);
+    GoalContext context(state, GoalKind::replica_count_distribution, {rack.get()}, findings);
+    // Partition 1 from broker 2 to broker 3 is fine; partition 0's replica
+    // on broker 3 (rack b) to broker 2 puts both its replicas in rack a.
+    const Candidate fine = state.move(1, 1, 2, false);
+    const Candidate crowds = state.move(0, 2, 1, false);
+    ASSERT_TRUE(context.placement_allows(fine));
+    ASSERT_FALSE(context.placement_allows(crowds));
+    const std::vector<Candidate> group{fine, crowds};
+    EXPECT_FALSE(context.try_apply_group(group));
+    EXPECT_EQ(context.last_refusal(), rack.get());
+    EXPECT_EQ(state.action_count(), 0u);
+}
+
+TEST(ReplicaCountExchange, ABrokerShortOfReplicasAtTheTopOfTheLoadBandTradesOneHeavyForSeveralLight) {
+    const ClusterModel model = edge_of_band_model();
+    const PlannerConfig config =
+        only({GoalKind::network_in_usage_distribution, GoalKind::replica_count_distribution});
+    const Plan result = plan(model, config);
+    EXPECT_TRUE(result.violated_after.empty());
+    const ClusterModel after = apply(model, result, config.flavor);
+    const std::vector<int32_t> counts = replica_counts(after);
+    const std::vector<Load> loads = broker_loads(after);
+    // Count band for 61 replicas on 3 brokers: [18, 23]; load band [36, 44].
+    for (size_t b = 0; b < 3; b++) {
+        EXPECT_GE(counts[b], 18) << "broker " << b + 1;
+        EXPECT_LE(counts[b], 23) << "broker " << b + 1;
+        EXPECT_GE(loads[b].bytes_in_per_s, 36 * mib - 1) << "broker " << b + 1;
+        EXPECT_LE(loads[b].bytes_in_per_s, 44 * mib + 1) << "broker " << b + 1;
+    }
+    // Broker 1 gave heavy replicas away: only an exchange lets it.
+    bool gave_heavy = false;
+    for (const Action& action : result.actions) gave_heavy = gave_heavy || (action.source == 1);
+    EXPECT_TRUE(gave_heavy);
+}
+
+TEST(LeaderCountExchange, ABrokerShortOfLeadersAtTheTopOfTheOutBandHandsOneHeavyLeadershipForSeveralLight) {
+    // RF2, out traffic only. Broker 1 leads 6 heavy partitions (6.5 MiB/s
+    // each: 39), followed by broker 6, and follows every light partition of
+    // brokers 2-5 (30 each of 1.5 MiB/s: 45); broker 6 leads 10 of 3.9
+    // MiB/s (39). Out mean 43, band [38.7, 47.3]; leader band [20, 25].
+    // One at a time broker 1 takes 5 light leaderships (46.5) and a sixth
+    // would carry it past the band: it hands a heavy one to broker 6 and
+    // takes four light ones for it.
+    ModelBuilder builder(now_ms);
+    for (int32_t id = 1; id <= 6; id++) builder.broker(id);
+    builder.topic("heavy");
+    for (int i = 0; i < 6; i++) builder.partition({1, 6}, 0, 6.5 * mib);
+    builder.topic("light");
+    for (int32_t leader = 2; leader <= 5; leader++) {
+        for (int i = 0; i < 30; i++) builder.partition({leader, 1}, 0, 1.5 * mib);
+    }
+    builder.topic("medium");
+    for (int i = 0; i < 10; i++) builder.partition({6, 2}, 0, 3.9 * mib);
+    const ClusterModel model = builder.build();
+    const PlannerConfig config =
+        only({GoalKind::network_out_usage_distribution, GoalKind::leader_count_distribution});
+    const Plan result = plan(model, config);
+    bool handed_heavy = false;
+    for (const Action& action : result.actions) {
+        EXPECT_EQ(action.kind, ActionKind::leader);
+        handed_heavy = handed_heavy || (action.source == 1 && action.destination == 6);
+    }
+    EXPECT_TRUE(handed_heavy);
+    const ClusterModel after = apply(model, result, config.flavor);
+    std::vector<int32_t> leaders(6, 0);
+    for (const Partition& p : after.partitions) leaders[static_cast<size_t>(p.leader - 1)]++;
+    // One at a time, broker 1 reaches 11 leaders and stops there.
+    EXPECT_GT(leaders[0], 11);
+    const std::vector<Load> loads = broker_loads(after);
+    for (size_t b = 0; b < 6; b++) {
+        EXPECT_LE(loads[b].bytes_out_per_s, 47.3 * mib) << "broker " << b + 1;
+        EXPECT_GE(loads[b].bytes_out_per_s, 38.7 * mib) << "broker " << b + 1;
+    }
+}
+
+TEST(CheapestCopy, ABrokerOverTheBandShedsTheReplicasThatCopyTheFewestBytesForTheirLoad) {
+    // Broker 1: 25 MiB/s in 10 replicas of 2 MiB/s holding 10 GiB each and
+    // 20 of 0.25 MiB/s holding 0.1 GiB each; brokers 2 and 3: 18 MiB/s in
+    // 30 disk-heavy replicas. Counts are even; load band [18.3, 22.4]:
+    // broker 1 sheds about 3 MiB/s. Best fit takes a 2 MiB/s replica
+    // first, 10 GiB a copy; the light ones carry 25 times the load per byte.
+    ModelBuilder builder(now_ms);
+    for (int32_t id = 1; id <= 3; id++) builder.broker(id);
+    builder.topic("long");
+    for (int i = 0; i < 10; i++) builder.partition({1}, 2 * mib, 0, 10 * gib);
+    builder.topic("short");
+    for (int i = 0; i < 20; i++) builder.partition({1}, 0.25 * mib, 0, 0.1 * gib);
+    builder.topic("others");
+    for (int i = 0; i < 30; i++) builder.partition({2}, 0.6 * mib, 0, 10 * gib);
+    for (int i = 0; i < 30; i++) builder.partition({3}, 0.6 * mib, 0, 10 * gib);
+    const ClusterModel model = builder.build();
+    const PlannerConfig config = only({GoalKind::network_in_usage_distribution});
+    const Plan result = plan(model, config);
+    ASSERT_FALSE(result.actions.empty());
+    EXPECT_TRUE(result.violated_after.empty());
+    for (const Action& action : result.actions) {
+        EXPECT_EQ(model.topics[model.partitions[action.partition].topic], "short");
+    }
+}
+
+}  // namespace
+}  // namespace ballast::goals
