@@ -37,14 +37,6 @@ constexpr size_t exchange_partners_max = 8;
 constexpr uint32_t exchange_tries_max = 16;
 constexpr size_t exchange_light_max = 16;
 
-struct CountBand {
-    double mean = 0;
-    int64_t lower = 0;
-    int64_t upper = 0;
-    int64_t excess(int64_t count) const { return std::max<int64_t>({0, lower - count, count - upper}); }
-    bool fine(int64_t count) const { return excess(count) == 0; }
-};
-
 CountBand count_band(int64_t total, uint32_t brokers, double deviation) {
     CountBand band;
     if (brokers == 0) return band;

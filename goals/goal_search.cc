@@ -91,8 +91,8 @@ ReplicaLists::Key network_per_byte_key() {
 
 // ---------------------------------------------------------------- topic spread
 
-TopicBand topic_band(const PlanningState& state, uint32_t t) {
-    TopicBand band;
+CountBand topic_band(const PlanningState& state, uint32_t t) {
+    CountBand band;
     if (state.eligible_count() == 0) return band;
     const double deviation = state.config().topic_spread_avg_deviation;
     band.mean = static_cast<double>(state.topic_eligible_replicas(t)) / state.eligible_count();
@@ -110,7 +110,7 @@ TopicBand topic_band(const PlanningState& state, uint32_t t) {
 bool keeps_topic_spread(const PlanningState& state, uint32_t p, uint32_t s, uint32_t d) {
     if (!state.tracks_topics()) return true;
     const uint32_t t = state.partition(p).topic;
-    const TopicBand band = topic_band(state, t);
+    const CountBand band = topic_band(state, t);
     const int64_t from = state.topic_count_on(t, s);
     const int64_t to = state.topic_count_on(t, d);
     return band.excess(from - 1) + band.excess(to + 1) <= band.excess(from) + band.excess(to);

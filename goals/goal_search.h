@@ -209,17 +209,20 @@ bool visit_cheapest_copy_first(const PlanningState& state, uint32_t broker, Repl
                                Resource resource, double value_max,
                                const std::function<bool(const ReplicaEntry&)>& visit);
 
-/// One topic's band of replicas per eligible broker (TopicSpreadGoal):
-/// [floor(mean x (1 - deviation)), max(ceil(mean x (1 + deviation)),
-/// ceil(mean) + 1)] for mean = its replicas on eligible brokers / brokers.
-struct TopicBand {
+/// A band of counts (replicas, leaders, a topic's replicas) per broker:
+/// the excess is the distance outside [lower, upper].
+struct CountBand {
     double mean = 0;
     int64_t lower = 0;
     int64_t upper = 0;
     int64_t excess(int64_t count) const { return std::max<int64_t>({0, lower - count, count - upper}); }
     bool fine(int64_t count) const { return excess(count) == 0; }
 };
-TopicBand topic_band(const PlanningState& state, uint32_t t);
+
+/// One topic's band of replicas per eligible broker (TopicSpreadGoal):
+/// [floor(mean x (1 - deviation)), max(ceil(mean x (1 + deviation)),
+/// ceil(mean) + 1)] for mean = its replicas on eligible brokers / brokers.
+CountBand topic_band(const PlanningState& state, uint32_t t);
 
 /// Does moving a replica of `p` from `s` to `d` keep its topic's spread
 /// (the two brokers' excess over the topic band does not grow)? True when

@@ -28,7 +28,7 @@ class TopicSpreadGoal final : public Goal {
 public:
     TopicSpreadGoal() : Goal(GoalKind::topic_spread) {}
 
-    static TopicBand band(const PlanningState& state, uint32_t t) { return topic_band(state, t); }
+    static CountBand band(const PlanningState& state, uint32_t t) { return topic_band(state, t); }
 
     static bool judged_topic(const PlanningState& state, uint32_t t) {
         const auto [begin, end] = state.topic_partitions(t);
@@ -36,7 +36,7 @@ public:
     }
 
     static bool topic_satisfied(const PlanningState& state, uint32_t t) {
-        const TopicBand b = band(state, t);
+        const CountBand b = band(state, t);
         uint32_t holders = 0;
         for (const TopicBrokerCount& entry : state.topic_counts(t)) {
             if (!state.broker(entry.broker).eligible) continue;
@@ -84,7 +84,7 @@ private:
     /// One replica of topic `t` leaves `from` for `to`.
     static bool topic_accepts(const PlanningState& state, uint32_t t, uint32_t from, uint32_t to) {
         if (!judged_topic(state, t)) return true;
-        const TopicBand b = band(state, t);
+        const CountBand b = band(state, t);
         int64_t before_total = 0;
         int64_t after_total = 0;
         const uint32_t brokers[2] = {from, to};
@@ -102,7 +102,7 @@ private:
 
     void spread(GoalContext& context, uint32_t t) const {
         PlanningState& state = context.state();
-        const TopicBand b = band(state, t);
+        const CountBand b = band(state, t);
         // This topic's movable, copyable replicas on eligible brokers, by broker, fewest
         // bytes first: one pass over the topic's partitions. Only counts matter to this
         // goal, so the cheapest copy is the best move; the load goals above it refuse

@@ -1,0 +1,288 @@
+#pragma once
+
+/// The network distribution goals' class, private to goals/: the goals and
+/// their band and moves are in goal_network_distribution.cc (which says how
+/// they work), leadership changes and chains in goal_network_leadership.cc.
+
+#include <algorithm>
+#include <array>
+#include <cassert>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <span>
+#include <vector>
+
+#include "goals/goal.h"
+#include "goals/goal_search.h"
+
+namespace ballast::goals {
+
+/// The fraction of the band a fix aims for (goal_network_distribution.cc).
+inline constexpr double balance_margin = 0.9;
+/// Partitions tried per end of a leadership chain (chain_leadership): up to
+/// 8 x (RF - 1) middles x 8 x (RF - 1) candidate chains per step, each
+/// judged on three brokers' loads before one is built and the guards are
+/// asked. A failed search runs before every move of this goal, so it must
+/// stay cheap: on a 1M-partition RF3 cluster, 16 per end took 22% more plan
+/// time than 8 for about the same plan.
+inline constexpr uint32_t chain_tries_max = 8;
+/// Followers of one partition a chain may end on (RF <= 9 sees them all).
+inline constexpr size_t followers_max = 8;
+/// How much heavier in disk than in load (each over its mean) a broker may
+/// be and still shed its cheapest copies (disk_allows_cheapest). Shedding
+/// only short-retention data keeps the long-retention data, so the disk
+/// share grows as the load share falls; at 1 a broker turns to best fit
+/// (replicas of every retention) as soon as its disk is the heavier, and
+/// disk ends more even than Cruise Control leaves it. Looser copies fewer
+/// bytes and leaves disk less even (bench/README.md measures the trade).
+inline constexpr double disk_share_allowance = 1.0;
+
+struct Band {
+    double mean = 0;
+    double lower = 0;
+    double upper = 0;
+    double threshold = 0;
+    bool quiet = false;  // mean below the detect threshold
+    double tolerance = 0;
+    /// Replicas per eligible broker (set by optimize: moves among eligible
+    /// brokers keep it), for choosing replicas that even out counts too.
+    double replicas_mean = 0;
+    double leaders_mean = 0;  // the same for leadership (leader changes keep it too)
+
+    double excess(double load) const {
+        if (quiet) return std::max(0.0, load - std::max(upper, threshold));
+        return std::max({0.0, lower - load, load - upper});
+    }
+    bool fine(double load) const { return excess(load) <= 0; }
+};
+
+/// The lists one run of the goal searches, each built per broker at first use.
+struct Lists {
+    ReplicaLists followers;  // replicas the broker follows, by this load (empty for out); copyable only
+    ReplicaLists leaders;    // replicas it leads, by this load; copyable only
+    ReplicaLists all;        // every copyable replica, by this load (swaps)
+    ReplicaLists led;        // out: partitions it leads with RF > 1, by what a leader change shifts
+    ReplicaLists followed;   // out: partitions it follows with RF > 1, by what leading them would add
+    ReplicaLists cheapest;   // every copyable replica, by load per byte copied (cheapest_copy)
+};
+
+/// Out traffic that moves with leadership: consumers' reads plus one copy
+/// of the produce traffic per follower.
+inline double leader_shift(const PlanningState& state, uint32_t p) {
+    const Partition& partition = state.partition(p);
+    return replica_load(partition, true).bytes_out_per_s - replica_load(partition, false).bytes_out_per_s;
+}
+
+class NetworkDistributionGoal final : public Goal {
+public:
+    explicit NetworkDistributionGoal(GoalKind kind)
+        : Goal(kind),
+          _resource(kind == GoalKind::network_in_usage_distribution ? Resource::network_in
+                                                                    : Resource::network_out) {}
+
+    /// The band (margin 1) or the target a fix aims for (balance_margin).
+    Band band(const PlanningState& state, double margin = 1) const {
+        const PlannerConfig& config = state.config();
+        const bool in = _resource == Resource::network_in;
+        const double deviation = in ? config.network_in_avg_deviation : config.network_out_avg_deviation;
+        Band band;
+        band.threshold = in ? config.network_in_detect_threshold_bytes_per_s
+                            : config.network_out_detect_threshold_bytes_per_s;
+        const double divisor_total = state.eligible_usage_divisor(_resource);
+        bool quiet = true;
+        if (state.eligible_count() > 0 && divisor_total > 0) {
+            band.mean = state.eligible_total(_resource) / divisor_total;
+            quiet = state.eligible_total(_resource) / state.eligible_count() < band.threshold;
+            // The threshold in usage: over the mean broker's divisor.
+            band.threshold *= static_cast<double>(state.eligible_count()) / divisor_total;
+        }
+        band.lower = std::max(0.0, band.mean * (1 - margin * deviation));
+        band.upper = band.mean * (1 + margin * deviation);
+        band.quiet = quiet;
+        // Running sums drift by rounding; comparisons allow this much.
+        band.tolerance = 1e-9 * (band.mean + 1);
+        return band;
+    }
+
+    double load(const PlanningState& state, uint32_t b) const { return state.usage(_resource, b); }
+
+    /// What `change` changes its broker's usage by.
+    double delta(const PlanningState& state, const BrokerChange& change) const {
+        return load_of(change.load_delta, _resource) / state.usage_divisor(_resource, change.broker);
+    }
+
+    /// Bytes/s from `s` to `d` that bring the nearer of the two to the mean.
+    double ideal_amount(const PlanningState& state, const Band& b, uint32_t s, uint32_t d) const {
+        return std::min((load(state, s) - b.mean) * state.usage_divisor(_resource, s),
+                        (b.mean - load(state, d)) * state.usage_divisor(_resource, d));
+    }
+
+    /// The size of replica (bytes/s) whose moves from `s` to `d` even out
+    /// their replica counts along with their loads: `s`'s excess load over
+    /// its excess replicas, `d`'s missing load over its missing replicas,
+    /// the smaller (a side with no count to give or take sets no bound).
+    /// The largest replica that fits the ideal amount moves the load in the
+    /// fewest moves, but leaves a heavy broker with many light replicas and
+    /// a light one with few heavy ones, which the count goals then undo
+    /// with more moves (and bytes) than the load took.
+    /// Only a count outside the replica count goal's band sets a bound:
+    /// within it, fewer moves of larger replicas cost nothing later.
+    /// Slightly above the ratio, so that replicas of just that size fit
+    /// whatever the rounding of the running sums.
+    double per_replica(const PlanningState& state, const Band& b, uint32_t s, uint32_t d) const {
+        double per = std::numeric_limits<double>::infinity();
+        const double deviation = state.config().replica_count_avg_deviation;
+        const double give = state.broker(s).replica_count - b.replicas_mean;
+        const double take = b.replicas_mean - state.broker(d).replica_count;
+        // The count goal's band: [floor(mean x (1 - d)), ceil(mean x (1 + d))].
+        if (give >= 1 && state.broker(s).replica_count > std::ceil(b.replicas_mean * (1 + deviation))) {
+            per = std::min(per, (load(state, s) - b.mean) * state.usage_divisor(_resource, s) / give);
+        }
+        if (take >= 1 && state.broker(d).replica_count < std::floor(b.replicas_mean * (1 - deviation))) {
+            per = std::min(per, (b.mean - load(state, d)) * state.usage_divisor(_resource, d) / take);
+        }
+        return per * (1 + 1e-9);
+    }
+
+    /// The same for leadership: a broker outside the leader count band hands
+    /// over (shedding) or takes (filling) leaderships of about its excess
+    /// out per excess leadership, so leader counts even out with the load.
+    double per_leadership(const PlanningState& state, const Band& b, uint32_t broker, double amount,
+                          bool shedding) const {
+        const double deviation = state.config().leader_count_avg_deviation;
+        const int32_t leaders = state.broker(broker).leader_count;
+        const double excess = shedding ? leaders - b.leaders_mean : b.leaders_mean - leaders;
+        const bool outside = shedding ? leaders > std::ceil(b.leaders_mean * (1 + deviation))
+                                      : leaders < std::floor(b.leaders_mean * (1 - deviation));
+        if (excess < 1 || !outside) return amount;
+        return std::min(amount, amount / excess * (1 + 1e-9));
+    }
+
+    /// The most bytes/s from `s` to `d` that still narrow the difference of
+    /// their usages (more would leave them as far apart the other way).
+    double narrowing_limit(const PlanningState& state, uint32_t s, uint32_t d) const {
+        return 2 * (load(state, s) - load(state, d)) /
+               (1 / state.usage_divisor(_resource, s) + 1 / state.usage_divisor(_resource, d));
+    }
+
+    /// Largest |load - mean| over eligible brokers, from the ordered index.
+    double deviation_max(const PlanningState& state, const Band& band) const {
+        const PlanningState::LoadOrder& order = state.order_by(_resource);
+        if (order.empty()) return 0;
+        return std::max(order.rbegin()->first - band.mean, band.mean - order.begin()->first);
+    }
+
+    bool satisfied(const PlanningState& state) const override {
+        const Band b = band(state);
+        const PlanningState::LoadOrder& order = state.order_by(_resource);
+        if (order.empty()) return true;
+        return b.fine(order.begin()->first) && b.fine(order.rbegin()->first);
+    }
+
+    bool accepts(const PlanningState& state, const Candidate& c) const override {
+        return accepts_changes(state, changes_of(c));
+    }
+
+    bool accepts_net_changes(const PlanningState& state, std::span<const BrokerChange> net) const override {
+        return accepts_changes(state, net);
+    }
+
+    bool accepts_changes(const PlanningState& state, std::span<const BrokerChange> changes) const {
+        const Band b = band(state);
+        const double deviation_limit = deviation_max(state, b) + b.tolerance;
+        double excess_before = 0;
+        double excess_after = 0;
+        for (const BrokerChange& change : changes) {
+            const uint32_t broker = change.broker;
+            if (!state.broker(broker).eligible) continue;  // outside the distribution
+            const double before = load(state, broker);
+            const double after = before + delta(state, change);
+            if (b.fine(before) && b.excess(after) > b.tolerance) return false;
+            if (std::abs(after - b.mean) > deviation_limit) return false;
+            excess_before += b.excess(before);
+            excess_after += b.excess(after);
+        }
+        return excess_after <= excess_before + b.tolerance;
+    }
+
+    /// Does `c` lower the touched brokers' excess over `b` (strictly)?
+    bool improves(const PlanningState& state, const Band& b, const Candidate& c) const {
+        double excess_before = 0;
+        double excess_after = 0;
+        for (const BrokerChange& change : changes_of(c)) {
+            const double before = load(state, change.broker);
+            excess_before += b.excess(before);
+            excess_after += b.excess(before + delta(state, change));
+        }
+        return excess_after < excess_before - b.tolerance;
+    }
+
+    void optimize(GoalContext& context) const override;
+
+private:
+    /// One action between `broker` and the other side: when `shedding`,
+    /// `broker` is the source and destinations are the lightest brokers below
+    /// the mean; else it is the destination and sources are the heaviest
+    /// above the mean. Moves first, then swaps. `partners_spent`: a partner
+    /// was left out because it spent its per-broker budget.
+    bool step_between(GoalContext& context, Lists& lists, const Band& b, uint32_t broker,
+                      bool shedding, bool& partners_spent) const;
+
+    /// One move between `broker` and its partners, trying replicas in the
+    /// order `walk(source, destination, visit)` visits them and only those
+    /// `allows(partition, source, destination)`: off `broker` to the first
+    /// partner that takes one when shedding; else off each partner in turn,
+    /// until the rack goal has refused partner_refusals_max of its replicas.
+    template <class Walk, class Allows>
+    bool move_one(GoalContext& context, const Band& b, uint32_t broker, bool shedding,
+                  const std::vector<uint32_t>& partners, Walk walk, Allows allows) const;
+
+    /// The first try at a move: the replica, leader or follower, that copies
+    /// the fewest bytes for the load it shifts (visit_cheapest_copy_first),
+    /// no more than the ideal amount and per_replica, and that keeps its
+    /// topic's spread (so the topic goal need not copy more to undo it).
+    /// Only off a source whose disk share allows it (disk_allows_cheapest).
+    bool cheapest_copy(GoalContext& context, Lists& lists, const Band& b, uint32_t broker, bool shedding,
+                       const std::vector<uint32_t>& partners) const;
+
+    /// May `s` shed its cheapest copies? Only while its disk usage over the
+    /// mean is at most disk_share_allowance x its load over the mean (always,
+    /// without disk figures). A broker that sheds only short-retention data
+    /// keeps its long-retention data, so its disk share grows as its load
+    /// share falls; past the allowance it moves by best fit, which takes
+    /// replicas of every retention.
+    bool disk_allows_cheapest(const PlanningState& state, const Band& b, uint32_t s) const;
+
+    /// Out only: hand leadership of one partition from a heavy broker to a
+    /// follower on a lighter one. Shedding: `broker` gives up a partition it
+    /// leads to its lightest follower; filling: `broker` takes over a
+    /// partition it follows from a leader above the mean.
+    bool transfer_leadership(GoalContext& context, Lists& lists, const Band& b, uint32_t broker,
+                             bool shedding) const;
+
+    /// Out only, when no single leader change helps: two leader changes
+    /// judged as one step (GoalContext::try_apply_chain). A heavy broker
+    /// hands a partition to a follower in the band (the middle), and the
+    /// middle hands one of about that weight to a light follower of its
+    /// own, so it ends about where it was. This reaches a light broker
+    /// that follows nothing the heavy one leads, and gets past a middle
+    /// that one change alone would push out of the band. With RF3 and
+    /// replica counts and bytes in already even, every move widens in's
+    /// distribution and is refused, so leadership is all there is.
+    /// Shedding: `broker` is the heavy end; filling, the light one. The
+    /// middle's leg is recorded first: if the gate releases only one, the
+    /// middle is left lighter, not over the band.
+    bool chain_leadership(GoalContext& context, Lists& lists, const Band& b, uint32_t broker, bool shedding) const;
+
+    /// The eligible followers of `p` other than `leader`, lightest first, the
+    /// first followers_max of them; their count. In a fixed array: this runs
+    /// for every candidate chain.
+    size_t lightest_followers(const PlanningState& state, uint32_t p, uint32_t leader,
+                              std::array<uint32_t, followers_max>& out) const;
+
+    Resource _resource;
+};
+
+}  // namespace ballast::goals
