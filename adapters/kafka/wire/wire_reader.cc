@@ -94,6 +94,38 @@ uint32_t Reader::uvarint(const char* field) {
     return 0;
 }
 
+int32_t Reader::varint(const char* field) {
+    const uint32_t bits = uvarint(field);
+    return static_cast<int32_t>((bits >> 1) ^ (~(bits & 1) + 1));
+}
+
+int64_t Reader::varlong(const char* field) {
+    uint64_t bits = 0;
+    const size_t start = _offset;
+    // At most 10 bytes; the tenth may carry only the top bit of 64.
+    for (int shift = 0; shift < 70; shift += 7) {
+        if (!need(field, 1)) return 0;
+        const uint8_t byte = _bytes[_offset++];
+        if (shift == 63 && (byte & 0xfe) != 0) {
+            _offset = start;
+            fail(field, "varlong does not fit in 64 bits");
+            return 0;
+        }
+        bits |= static_cast<uint64_t>(byte & 0x7f) << shift;
+        if ((byte & 0x80) == 0) return static_cast<int64_t>((bits >> 1) ^ (~(bits & 1) + 1));
+    }
+    _offset = start;
+    fail(field, "varlong longer than 10 bytes");
+    return 0;
+}
+
+std::span<const uint8_t> Reader::raw(const char* field, size_t count) {
+    if (!need(field, count)) return {};
+    std::span<const uint8_t> value = _bytes.subspan(_offset, count);
+    _offset += count;
+    return value;
+}
+
 std::optional<std::string> Reader::nullable_string(const char* field, bool flexible) {
     const size_t start = _offset;
     int64_t length;

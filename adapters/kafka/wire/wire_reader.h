@@ -39,6 +39,9 @@ public:
     int64_t int64(const char* field);
     bool boolean(const char* field);
     uint32_t uvarint(const char* field);
+    /// Zigzag varints as record batches (v2) carry them: at most 5 and 10 bytes.
+    int32_t varint(const char* field);
+    int64_t varlong(const char* field);
     /// IEEE 754 binary64, big-endian (Kafka's float64; Java's ByteBuffer.getDouble).
     double float64(const char* field);
     /// `length` bytes as a string, for formats that carry the length
@@ -50,6 +53,10 @@ public:
 
     /// Kafka's non-null `bytes` (int32 or compact length, then the bytes).
     std::vector<uint8_t> bytes(const char* field, bool flexible);
+
+    /// The next `count` bytes as they are, without copying (a record's key
+    /// and value inside a batch); an empty span after an error.
+    std::span<const uint8_t> raw(const char* field, size_t count);
 
     /// The element count of a non-null array (0 after an error).
     size_t array_length(const char* field, bool flexible);

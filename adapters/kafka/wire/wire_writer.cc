@@ -33,6 +33,19 @@ void Writer::uvarint(uint32_t value) {
     _bytes.push_back(static_cast<uint8_t>(value));
 }
 
+void Writer::varint(int32_t value) {
+    uvarint((static_cast<uint32_t>(value) << 1) ^ static_cast<uint32_t>(value >> 31));
+}
+
+void Writer::varlong(int64_t value) {
+    uint64_t bits = (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63);
+    while (bits >= 0x80) {
+        _bytes.push_back(static_cast<uint8_t>(bits | 0x80));
+        bits >>= 7;
+    }
+    _bytes.push_back(static_cast<uint8_t>(bits));
+}
+
 void Writer::string(std::string_view value, bool flexible) {
     if (flexible) {
         assert(value.size() < std::numeric_limits<uint32_t>::max());

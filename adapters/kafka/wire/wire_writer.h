@@ -27,6 +27,9 @@ public:
     void int64(int64_t value);
     void boolean(bool value);
     void uvarint(uint32_t value);
+    /// Zigzag varints, as record batches (v2) carry them.
+    void varint(int32_t value);
+    void varlong(int64_t value);
 
     /// A non-null string: int16 length (classic) or uvarint length + 1 (compact).
     void string(std::string_view value, bool flexible);

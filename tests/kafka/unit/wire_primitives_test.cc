@@ -167,5 +167,55 @@ TEST(WirePrimitives, TaggedFieldCountBeyondTheBytesLeftFails) {
               "count 127 exceeds the 1 bytes left");
 }
 
+TEST(WirePrimitives, ZigzagVarintsAsRecordBatchesCarryThem) {
+    // Kafka's ByteUtils: zigzag, then unsigned base-128 (0 -> 00, -1 -> 01, 1 -> 02, ...).
+    const std::vector<std::pair<int64_t, std::vector<uint8_t>>> longs{
+        {0, {0x00}},
+        {-1, {0x01}},
+        {1, {0x02}},
+        {-64, {0x7f}},
+        {64, {0x80, 0x01}},
+        {1733356800000, {0x80, 0xa0, 0xee, 0xc1, 0xf2, 0x64}},
+        {INT64_MAX, {0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}},
+        {INT64_MIN, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}},
+    };
+    for (const auto& [value, bytes] : longs) {
+        Writer writer;
+        writer.varlong(value);
+        EXPECT_EQ(writer.bytes(), bytes) << value;
+        Reader reader(bytes, "test");
+        EXPECT_EQ(reader.varlong("v"), value);
+        EXPECT_TRUE(reader.finish().ok()) << value;
+    }
+    for (int32_t value : {0, -1, 1, 63, -64, 64, 300, INT32_MAX, INT32_MIN}) {
+        Writer writer;
+        writer.varint(value);
+        Reader reader(writer.bytes(), "test");
+        EXPECT_EQ(reader.varint("v"), value);
+        EXPECT_TRUE(reader.finish().ok()) << value;
+    }
+    Writer minus_one;
+    minus_one.varint(-1);
+    EXPECT_EQ(minus_one.bytes(), (std::vector<uint8_t>{0x01}));
+
+    const std::vector<uint8_t> eleven(11, 0x80);
+    Reader too_long(eleven, "test");
+    too_long.varlong("delta");
+    EXPECT_FALSE(too_long.ok());
+    EXPECT_NE(too_long.status().error().message.find("delta at offset 0"), std::string::npos)
+        << too_long.status().error().message;
+}
+
+TEST(WirePrimitives, RawBytesAreViewedNotCopiedAndChecked) {
+    const std::vector<uint8_t> bytes{1, 2, 3};
+    Reader reader(bytes, "test");
+    const std::span<const uint8_t> first = reader.raw("first", 2);
+    EXPECT_EQ(first.data(), bytes.data());
+    EXPECT_EQ(first.size(), 2u);
+    EXPECT_TRUE(reader.raw("rest", 2).empty());
+    EXPECT_NE(reader.status().error().message.find("rest at offset 2: truncated"),
+              std::string::npos);
+}
+
 }  // namespace
 }  // namespace ballast::kafka::wire
