@@ -1,6 +1,6 @@
 /// Writes the seed corpora of tests/fuzz/corpus/ from the test suites' own
 /// samples: every event kind (`event_examples()`), a few deterministic events,
-/// a journal run, engine snapshots, the Kafka wire vectors that Kafka's own
+/// a journal run, engine snapshots, the Kafka wire vectors and metadata log that Kafka's own
 /// classes wrote, metrics records built by the formats' descriptions, a
 /// configuration, and the seed scenarios. Run from the checkout's top level:
 ///
@@ -186,6 +186,26 @@ void wire_vectors() {
     }
 }
 
+/// KRaft's metadata log from kafka_vectors.txt (Kafka's MemoryRecords and record classes
+/// wrote them): the batches behind byte 0 (the log decoder), the records behind byte 1.
+void metadata_log() {
+    std::istringstream lines(read_file("tests/kafka/vectors/kafka_vectors.txt"));
+    std::string line;
+    std::string log(1, '\0');
+    while (std::getline(lines, line)) {
+        const bool batch = line.rfind("batch.", 0) == 0;
+        if (!batch && line.rfind("metadata.", 0) != 0) continue;
+        const size_t space = line.find(' ');
+        const std::string name = line.substr(0, space);
+        const std::string hex = line.substr(space + 1);
+        std::string bytes(1, batch ? '\0' : '\1');
+        for (size_t h = 0; h + 1 < hex.size(); h += 2) bytes.push_back(static_cast<char>(std::stoi(hex.substr(h, 2), nullptr, 16)));
+        write("metadata_log_fuzz", name, bytes);
+        if (name == "batch.metadata" || name == "batch.control.leader_change") log += bytes.substr(1);
+    }
+    write("metadata_log_fuzz", "log.metadata_then_control", log);
+}
+
 /// The SCRAM server messages of kafka_vectors.txt (Kafka's formatter wrote
 /// them), each behind the byte that picks its reader in scram_message_fuzz,
 /// and a little base64.
@@ -282,6 +302,7 @@ int main(int argc, char** argv) {
     snapshots();
     wire_vectors();
     scram_messages();
+    metadata_log();
     metrics();
     configs();
     scenarios();
