@@ -14,6 +14,7 @@
 #include "adapters/kafka/wire/describe_cluster.h"
 #include "adapters/kafka/wire/describe_log_dirs.h"
 #include "adapters/kafka/wire/elect_leaders.h"
+#include "adapters/kafka/wire/fetch.h"
 #include "adapters/kafka/wire/list_offsets.h"
 #include "adapters/kafka/wire/list_partition_reassignments.h"
 #include "adapters/kafka/wire/metadata.h"
@@ -109,6 +110,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             break;
         case ApiKey::list_offsets:
             decode_body<ListOffsets>(body, version, [](const ListOffsetsResponse&) { return Status(); });
+            break;
+        case ApiKey::fetch:
+            decode_body<Fetch>(body, version, [](const FetchResponse&) { return Status(); });
             break;
     }
     return 0;

@@ -101,49 +101,6 @@ std::optional<std::vector<int32_t>> read_nullable_int32s(wire::Reader& in, const
     return values;
 }
 
-/// Reads a tagged-field section: `on_field(tag)` reads a field it knows and returns true,
-/// or returns false to have it skipped. A field that takes other than its announced size
-/// is corrupt.
-template <class OnField>
-void read_tagged_fields(wire::Reader& in, OnField&& on_field) {
-    const uint32_t count = in.uvarint("_tagged_fields");
-    if (!in.ok()) return;
-    if (count > in.remaining() / 2) {
-        in.fail("_tagged_fields", "corrupt tagged field count " + std::to_string(count));
-        return;
-    }
-    int64_t previous_tag = -1;
-    for (uint32_t i = 0; i < count && in.ok(); ++i) {
-        const uint32_t tag = in.uvarint("_tagged_fields.tag");
-        const uint32_t size = in.uvarint("_tagged_fields.size");
-        if (!in.ok()) return;
-        if (static_cast<int64_t>(tag) <= previous_tag) {
-            in.fail("_tagged_fields.tag", "tag " + std::to_string(tag) + " after tag " +
-                                              std::to_string(previous_tag) +
-                                              ": tags must increase");
-            return;
-        }
-        previous_tag = tag;
-        if (size > in.remaining()) {
-            in.fail("_tagged_fields.size", "tagged field " + std::to_string(tag) + " of " +
-                                               std::to_string(size) + " bytes, " +
-                                               std::to_string(in.remaining()) + " left");
-            return;
-        }
-        const size_t start = in.offset();
-        if (!on_field(tag)) {
-            in.raw("_tagged_fields.data", size);
-            continue;
-        }
-        if (in.ok() && in.offset() - start != size) {
-            in.fail("_tagged_fields", "tagged field " + std::to_string(tag) + " says " +
-                                          std::to_string(size) + " bytes, its value took " +
-                                          std::to_string(in.offset() - start),
-                    start);
-        }
-    }
-}
-
 }  // namespace
 
 void FieldWriter::refuse(const char* field, int16_t since) {
@@ -364,7 +321,7 @@ RegisterBrokerRecord decode_register_broker(FieldReader& fields) {
     record.rack = in.nullable_string("rack", flexible);
     record.fenced = in.boolean("fenced");
     if (fields.version >= 1) record.in_controlled_shutdown = in.boolean("in_controlled_shutdown");
-    read_tagged_fields(in, [&](uint32_t tag) {
+    in.read_tagged_fields([&](uint32_t tag) {
         if (tag != 0 || fields.version < 3) return false;
         record.log_dirs = read_uuids(in, "log_dirs");
         return true;
@@ -385,7 +342,7 @@ PartitionRecord decode_partition(FieldReader& fields) {
     record.leader_epoch = in.int32("leader_epoch");
     record.partition_epoch = in.int32("partition_epoch");
     if (fields.version >= 1) record.directories = read_uuids(in, "directories");
-    read_tagged_fields(in, [&](uint32_t tag) {
+    in.read_tagged_fields([&](uint32_t tag) {
         switch (tag) {
             case 0: record.leader_recovery_state = in.int8("leader_recovery_state"); return true;
             case 1:
@@ -408,7 +365,7 @@ PartitionChangeRecord decode_partition_change(FieldReader& fields) {
     PartitionChangeRecord record;
     record.partition_id = in.int32("partition_id");
     record.topic_id = read_uuid(in, "topic_id");
-    read_tagged_fields(in, [&](uint32_t tag) {
+    in.read_tagged_fields([&](uint32_t tag) {
         switch (tag) {
             case 0: record.isr = read_nullable_int32s(in, "isr"); return true;
             case 1: record.leader = in.int32("leader"); return true;
@@ -444,7 +401,7 @@ BrokerRegistrationChangeRecord decode_broker_registration_change(FieldReader& fi
     BrokerRegistrationChangeRecord record;
     record.broker_id = in.int32("broker_id");
     record.broker_epoch = in.int64("broker_epoch");
-    read_tagged_fields(in, [&](uint32_t tag) {
+    in.read_tagged_fields([&](uint32_t tag) {
         switch (tag) {
             case 0: record.fenced = in.int8("fenced"); return true;
             case 1:
@@ -464,7 +421,7 @@ BrokerRegistrationChangeRecord decode_broker_registration_change(FieldReader& fi
 /// A record of one tagged nullable string (Begin and Abort of a transaction).
 std::optional<std::string> decode_tagged_text(wire::Reader& in, const char* field) {
     std::optional<std::string> text;
-    read_tagged_fields(in, [&](uint32_t tag) {
+    in.read_tagged_fields([&](uint32_t tag) {
         if (tag != 0) return false;
         text = in.nullable_string(field, flexible);
         return true;
@@ -482,7 +439,7 @@ void decode_body(FieldReader& fields, RecordType type, RecordBody& body) {
             UnregisterBrokerRecord record;
             record.broker_id = in.int32("broker_id");
             record.broker_epoch = in.int64("broker_epoch");
-            read_tagged_fields(in, [](uint32_t) { return false; });
+            in.read_tagged_fields([](uint32_t) { return false; });
             body = record;
             return;
         }
@@ -490,7 +447,7 @@ void decode_body(FieldReader& fields, RecordType type, RecordBody& body) {
             TopicRecord record;
             record.name = in.string("name", flexible);
             record.topic_id = read_uuid(in, "topic_id");
-            read_tagged_fields(in, [](uint32_t) { return false; });
+            in.read_tagged_fields([](uint32_t) { return false; });
             body = std::move(record);
             return;
         }
@@ -500,7 +457,7 @@ void decode_body(FieldReader& fields, RecordType type, RecordBody& body) {
         case RecordType::unfence_broker: {
             const int32_t id = in.int32("id");
             const int64_t epoch = in.int64("epoch");
-            read_tagged_fields(in, [](uint32_t) { return false; });
+            in.read_tagged_fields([](uint32_t) { return false; });
             if (type == RecordType::fence_broker) {
                 body = FenceBrokerRecord{id, epoch};
             } else {
@@ -511,7 +468,7 @@ void decode_body(FieldReader& fields, RecordType type, RecordBody& body) {
         case RecordType::remove_topic: {
             RemoveTopicRecord record;
             record.topic_id = read_uuid(in, "topic_id");
-            read_tagged_fields(in, [](uint32_t) { return false; });
+            in.read_tagged_fields([](uint32_t) { return false; });
             body = record;
             return;
         }
@@ -522,7 +479,7 @@ void decode_body(FieldReader& fields, RecordType type, RecordBody& body) {
             body = BeginTransactionRecord{decode_tagged_text(in, "name")};
             return;
         case RecordType::end_transaction:
-            read_tagged_fields(in, [](uint32_t) { return false; });
+            in.read_tagged_fields([](uint32_t) { return false; });
             body = EndTransactionRecord{};
             return;
         case RecordType::abort_transaction:

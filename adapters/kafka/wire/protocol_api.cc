@@ -10,7 +10,7 @@ namespace {
 
 // Versions: every version Kafka 4.1 defines for these APIs, except
 // DescribeLogDirs v0 (deprecated and removed from 4.x brokers, identical to v1).
-// Later APIs come last (SASL, then Metadata and ListOffsets) so that the fuzz
+// Later APIs come last (SASL, then Metadata and ListOffsets, then Fetch) so that the fuzz
 // harness's first byte, an index into this table's versions, still picks what
 // it picked before they came. ListOffsets v0 is gone from Kafka 4.
 constexpr ApiSpec specs[] = {
@@ -24,6 +24,8 @@ constexpr ApiSpec specs[] = {
     {ApiKey::sasl_authenticate, "SaslAuthenticate", {0, 2}, 2},
     {ApiKey::metadata, "Metadata", {0, 13}, 9},
     {ApiKey::list_offsets, "ListOffsets", {1, 10}, 6},
+    // For KRaft's metadata log only: from 12, the first with LastFetchedEpoch (fetch.h).
+    {ApiKey::fetch, "Fetch", {12, 18}, 12},
 };
 
 }  // namespace

@@ -14,6 +14,7 @@
 namespace ballast::kafka::wire {
 
 enum class ApiKey : int16_t {
+    fetch = 1,
     list_offsets = 2,
     metadata = 3,
     sasl_handshake = 17,

@@ -69,6 +69,13 @@ public:
     /// fields it skipped. Ballast reads no tagged field of these APIs.
     uint32_t skip_tagged_fields(bool flexible);
 
+    /// Reads the tagged-field section of a flexible structure field by field:
+    /// `on_field(tag)` reads a field it knows and returns true, or returns false
+    /// to have it skipped. Tags must increase; a field that takes other than
+    /// its announced size is corrupt.
+    template <class OnField>
+    void read_tagged_fields(OnField&& on_field);
+
     /// While alive, errors name fields as `field[index].name`.
     class Element {
     public:
@@ -115,5 +122,46 @@ private:
     std::vector<Step> _path;  // bounded by the nesting depth of a schema (3 or 4)
     std::optional<Error> _error;
 };
+
+template <class OnField>
+void Reader::read_tagged_fields(OnField&& on_field) {
+    const uint32_t count = uvarint("_tagged_fields");
+    if (!ok()) return;
+    if (count > remaining() / 2) {  // each field is at least 2 bytes (tag, size)
+        fail("_tagged_fields", "truncated or corrupt: tagged field count " +
+                                   std::to_string(count) + " exceeds the " +
+                                   std::to_string(remaining()) + " bytes left");
+        return;
+    }
+    int64_t previous_tag = -1;
+    for (uint32_t i = 0; i < count && ok(); ++i) {
+        const uint32_t tag = uvarint("_tagged_fields.tag");
+        const uint32_t size = uvarint("_tagged_fields.size");
+        if (!ok()) return;
+        if (static_cast<int64_t>(tag) <= previous_tag) {
+            fail("_tagged_fields.tag", "tag " + std::to_string(tag) + " after tag " +
+                                           std::to_string(previous_tag) + ": tags must increase");
+            return;
+        }
+        previous_tag = tag;
+        if (size > remaining()) {
+            fail("_tagged_fields.size", "truncated: tagged field " + std::to_string(tag) + " of " +
+                                            std::to_string(size) + " bytes, " +
+                                            std::to_string(remaining()) + " left");
+            return;
+        }
+        const size_t start = offset();
+        if (!on_field(tag)) {
+            raw("_tagged_fields.data", size);
+            continue;
+        }
+        if (ok() && offset() - start != size) {
+            fail("_tagged_fields", "tagged field " + std::to_string(tag) + " says " +
+                                       std::to_string(size) + " bytes, its value took " +
+                                       std::to_string(offset() - start),
+                 start);
+        }
+    }
+}
 
 }  // namespace ballast::kafka::wire

@@ -13,6 +13,7 @@
 #include "adapters/kafka/wire/describe_cluster.h"
 #include "adapters/kafka/wire/describe_log_dirs.h"
 #include "adapters/kafka/wire/elect_leaders.h"
+#include "adapters/kafka/wire/fetch.h"
 #include "adapters/kafka/wire/list_offsets.h"
 #include "adapters/kafka/wire/list_partition_reassignments.h"
 #include "adapters/kafka/wire/metadata.h"
@@ -295,6 +296,7 @@ std::vector<Case> response_cases() {
         if (name.find(".sasl_authenticate") != std::string::npos) key = ApiKey::sasl_authenticate;
         if (name.find(".metadata") != std::string::npos) key = ApiKey::metadata;
         if (name.find(".list_offsets") != std::string::npos) key = ApiKey::list_offsets;
+        if (name.find(".fetch") != std::string::npos) key = ApiKey::fetch;
         cases.push_back({name, key, version});
     }
     return cases;
@@ -315,6 +317,7 @@ Status decode_any(ApiKey key, std::span<const uint8_t> frame, int16_t version) {
             return decode_frame<SaslAuthenticate>(frame, version).status();
         case ApiKey::metadata: return decode_frame<Metadata>(frame, version).status();
         case ApiKey::list_offsets: return decode_frame<ListOffsets>(frame, version).status();
+        case ApiKey::fetch: return decode_frame<Fetch>(frame, version).status();
     }
     return Status();
 }

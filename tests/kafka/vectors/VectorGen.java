@@ -65,6 +65,8 @@ import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.message.DescribeLogDirsRequestData;
 import org.apache.kafka.common.message.DescribeLogDirsResponseData;
 import org.apache.kafka.common.message.ElectLeadersRequestData;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.ElectLeadersResponseData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
@@ -578,9 +580,8 @@ public class VectorGen {
         System.out.println("batch." + name + " " + hex(out));
     }
 
-    static void recordBatches() {
-        // As the raft client writes them: no key, the framed record as value, one append
-        // time for the batch, the quorum's epoch as the partition leader epoch.
+    /** Four metadata records from offset 100 as the raft client writes them. */
+    static byte[] metadataBatch() {
         MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(4096), RecordBatch.MAGIC_VALUE_V2,
             Compression.NONE, TimestampType.CREATE_TIME, 100L, RecordBatch.NO_TIMESTAMP,
             RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH, RecordBatch.NO_SEQUENCE, false, false, 5);
@@ -588,7 +589,16 @@ public class VectorGen {
         builder.appendWithOffset(101L, 1733356800000L, null, framed(partition(1), 1));
         builder.appendWithOffset(102L, 1733356800000L, null, framed(new NoOpRecord(), 0));
         builder.appendWithOffset(103L, 1733356800000L, null, framed(partitionChange(2), 2));
-        batch("metadata", builder.build());
+        ByteBuffer buffer = builder.build().buffer();
+        byte[] out = new byte[buffer.remaining()];
+        buffer.get(out);
+        return out;
+    }
+
+    static void recordBatches() {
+        // As the raft client writes them: no key, the framed record as value, one append
+        // time for the batch, the quorum's epoch as the partition leader epoch.
+        batch("metadata", MemoryRecords.readableRecords(ByteBuffer.wrap(metadataBatch())));
 
         LeaderChangeMessage leaderChange = new LeaderChangeMessage().setLeaderId(1)
             .setVoters(List.of(new LeaderChangeMessage.Voter().setVoterId(1)))
@@ -611,6 +621,62 @@ public class VectorGen {
         batch("gzip", gzip.build());
     }
 
+    // Fetch as a KRaft observer sends it for __cluster_metadata, and the quorum leader's answer.
+    static final Uuid METADATA_TOPIC_ID = new Uuid(0L, 1L);
+
+    static FetchRequestData observerFetch(int v) {
+        FetchRequestData.FetchTopic topic = new FetchRequestData.FetchTopic()
+            .setTopic("__cluster_metadata").setTopicId(METADATA_TOPIC_ID)
+            .setPartitions(List.of(new FetchRequestData.FetchPartition()
+                .setPartition(0).setCurrentLeaderEpoch(4).setFetchOffset(100L).setLastFetchedEpoch(3)
+                .setLogStartOffset(-1L).setPartitionMaxBytes(1048576)));
+        return new FetchRequestData().setClusterId("test-cluster-id").setReplicaId(-1)
+            .setMaxWaitMs(500).setMinBytes(1).setMaxBytes(8388608).setIsolationLevel((byte) 0)
+            .setSessionId(0).setSessionEpoch(-1).setTopics(List.of(topic)).setRackId("");
+    }
+
+    static void metadataLogFetch() {
+        for (int v = 12; v <= 18; v++) request("fetch", ApiKeys.FETCH, v, observerFetch(v));
+        // A voter's fetch: ReplicaState, its directory, the high watermark it knows.
+        FetchRequestData voter = observerFetch(18).setReplicaState(
+            new FetchRequestData.ReplicaState().setReplicaId(3).setReplicaEpoch(7L));
+        voter.topics().get(0).partitions().get(0)
+            .setReplicaDirectoryId(DIR_A).setHighWatermark(99L);
+        request("fetch.voter", ApiKeys.FETCH, 18, voter);
+
+        MemoryRecords records = MemoryRecords.readableRecords(ByteBuffer.wrap(metadataBatch()));
+        for (int v = 12; v <= 18; v++) {
+            FetchResponseData data = new FetchResponseData().setThrottleTimeMs(0)
+                .setErrorCode((short) 0).setSessionId(0)
+                .setResponses(List.of(new FetchResponseData.FetchableTopicResponse()
+                    .setTopic("__cluster_metadata").setTopicId(METADATA_TOPIC_ID)
+                    .setPartitions(List.of(new FetchResponseData.PartitionData()
+                        .setPartitionIndex(0).setErrorCode((short) 0).setHighWatermark(104L)
+                        .setLastStableOffset(-1L).setLogStartOffset(0L)
+                        .setCurrentLeader(new FetchResponseData.LeaderIdAndEpoch().setLeaderId(100).setLeaderEpoch(5))
+                        .setAbortedTransactions(null).setPreferredReadReplica(-1)
+                        .setRecords(records)))));
+            if (v >= 16) {
+                data.nodeEndpoints().add(new FetchResponseData.NodeEndpoint()
+                    .setNodeId(100).setHost("127.0.0.1").setPort(9093).setRack(null));
+            }
+            response("fetch", ApiKeys.FETCH, v, data);
+        }
+        // Fenced: the leader's epoch moved on; the position diverged; a snapshot to fetch.
+        response("fetch.fenced", ApiKeys.FETCH, 17, new FetchResponseData()
+            .setResponses(List.of(new FetchResponseData.FetchableTopicResponse()
+                .setTopicId(METADATA_TOPIC_ID)
+                .setPartitions(List.of(new FetchResponseData.PartitionData()
+                    .setPartitionIndex(0).setErrorCode(Errors.FENCED_LEADER_EPOCH.code())
+                    .setHighWatermark(-1L).setLastStableOffset(-1L).setLogStartOffset(-1L)
+                    .setDivergingEpoch(new FetchResponseData.EpochEndOffset().setEpoch(4).setEndOffset(90L))
+                    .setCurrentLeader(new FetchResponseData.LeaderIdAndEpoch().setLeaderId(100).setLeaderEpoch(6))
+                    .setSnapshotId(new FetchResponseData.SnapshotId().setEndOffset(80L).setEpoch(3))
+                    .setAbortedTransactions(List.of(new FetchResponseData.AbortedTransaction()
+                        .setProducerId(1000L).setFirstOffset(50L)))
+                    .setPreferredReadReplica(-1).setRecords(null))))));
+    }
+
     public static void main(String[] args) throws Exception {
         System.out.println("# Kafka wire vectors from kafka-clients " + AppInfoParser.getVersion()
             + "'s message classes. Generated by VectorGen.java; regenerate with"
@@ -622,6 +688,7 @@ public class VectorGen {
         scramConversations();
         metadataRecords();
         recordBatches();
+        metadataLogFetch();
         for (Errors error : Errors.values()) {
             System.out.println("error " + error.code() + " " + error.name() + " "
                 + (error.exception() instanceof RetriableException ? 1 : 0));
