@@ -15,6 +15,7 @@ Result<size_t> LogDecoder::decode(Bytes bytes, std::vector<MetadataEntry>& out) 
         const BatchHeader& header = _batch.header;
         if (header.last_offset() < _next_offset) continue;  // before the position
         ++_counts.batches;
+        _last_epoch = header.partition_leader_epoch;
         if (header.control()) {
             ++_counts.control_batches;
             _next_offset = header.last_offset() + 1;

@@ -38,7 +38,8 @@ struct DecodeCounts {
 class LogDecoder {
 public:
     /// `next_offset`: the first offset wanted; earlier records are dropped.
-    explicit LogDecoder(int64_t next_offset = 0) : _next_offset(next_offset) {}
+    explicit LogDecoder(int64_t next_offset = 0, int32_t last_epoch = -1)
+        : _next_offset(next_offset), _last_epoch(last_epoch) {}
 
     /// Decodes the whole batches at the front of `bytes`, appending their records to `out`,
     /// and returns the bytes used: a partial batch at the end is left for the next call. An
@@ -48,6 +49,9 @@ public:
 
     /// The offset after the last record (or control batch) decoded.
     int64_t next_offset() const { return _next_offset; }
+    /// The quorum epoch of the last batch decoded (-1 before the first): a raft fetch's
+    /// LastFetchedEpoch.
+    int32_t last_epoch() const { return _last_epoch; }
     const DecodeCounts& counts() const { return _counts; }
 
     /// The warnings since the last call: one per record type whose type or version this
@@ -56,6 +60,7 @@ public:
 
 private:
     int64_t _next_offset;
+    int32_t _last_epoch;
     RecordBatch _batch;
     DecodeCounts _counts;
     std::set<int16_t> _warned_api_keys;  // bounded by the api keys (int16)

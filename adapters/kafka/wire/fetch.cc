@@ -61,11 +61,7 @@ Status Fetch::encode(const Request& request, int16_t version, Writer& writer) {
     writer.int32(request.session_epoch);
     writer.array_length(request.topics.size(), flexible);
     for (const FetchRequestTopic& topic : request.topics) {
-        if (version >= 13) {
-            write_uuid(writer, topic.topic_id);
-        } else {
-            writer.string(topic.topic, flexible);
-        }
+        write_uuid(writer, topic.topic_id);
         writer.array_length(topic.partitions.size(), flexible);
         for (const FetchRequestPartition& partition : topic.partitions) {
             writer.int32(partition.partition);
@@ -123,11 +119,7 @@ FetchResponse Fetch::decode(Reader& reader, int16_t version) {
     for (size_t t = 0; t < topics && reader.ok(); ++t) {
         auto topic_element = reader.element("responses", t);
         FetchResponseTopic& topic = response.responses.emplace_back();
-        if (version >= 13) {
-            topic.topic_id = read_uuid(reader, "topic_id");
-        } else {
-            topic.topic = reader.string("topic", flexible);
-        }
+        topic.topic_id = read_uuid(reader, "topic_id");
         const size_t partitions = reader.array_length("partitions", flexible);
         topic.partitions.reserve(partitions);
         for (size_t p = 0; p < partitions && reader.ok(); ++p) {

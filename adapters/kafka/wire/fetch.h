@@ -1,13 +1,13 @@
 #pragma once
 
-/// Fetch (key 1, versions 12-18, all flexible), as a KRaft observer sends it to the
+/// Fetch (key 1, versions 13-18, all flexible), as a KRaft observer sends it to the
 /// controller quorum's leader for `__cluster_metadata`: replica id -1 (an observer that is
 /// no replica; v15+ carry it in the tagged ReplicaState, which stays unwritten at its
 /// default), the quorum's epoch as the current leader epoch, and the epoch of the last
-/// record fetched. Versions below 12 cannot carry LastFetchedEpoch, which the raft leader
-/// requires (a fetch without it is INVALID_REQUEST), so they are not implemented; Kafka 4.1.1
-/// lists 4-18. v13 names topics by id; v17 adds the replica's directory, v18 the high
-/// watermark the fetcher knows. The answer carries, beside the records, the quorum's
+/// record fetched. The raft leader answers INVALID_REQUEST to a fetch without
+/// LastFetchedEpoch (before v12) and to one that names the topic otherwise than by its id
+/// (before v13), so only 13-18 are implemented; Kafka 4.1.1 lists 4-18. v17 adds the
+/// replica's directory, v18 the high watermark the fetcher knows. The answer carries, beside the records, the quorum's
 /// high watermark, the current leader and its epoch, a diverging epoch (truncate) or a
 /// snapshot id (the position is older than the log's start), and from v16 the endpoints of
 /// the nodes it names.
@@ -26,7 +26,8 @@
 
 namespace ballast::kafka::wire {
 
-/// KRaft's metadata log: `__cluster_metadata`, partition 0, its fixed topic id.
+/// KRaft's metadata log: `__cluster_metadata`, partition 0, its fixed topic id (which names
+/// it in every version implemented).
 inline constexpr const char* metadata_topic_name = "__cluster_metadata";
 inline constexpr Uuid metadata_topic_id{0, 1};
 
@@ -42,14 +43,13 @@ struct FetchRequestPartition {
 };
 
 struct FetchRequestTopic {
-    std::string topic;  // v12
-    Uuid topic_id;      // v13+
+    Uuid topic_id;
     std::vector<FetchRequestPartition> partitions;
 };
 
 struct FetchRequest {
     std::optional<std::string> cluster_id;  // tagged; null: not checked by the leader
-    int32_t replica_id = -1;                // v12-14 a field, v15+ in the tagged ReplicaState
+    int32_t replica_id = -1;                // v13-14 a field, v15+ in the tagged ReplicaState
     int64_t replica_epoch = -1;             // v15+
     int32_t max_wait_ms = 0;
     int32_t min_bytes = 0;
@@ -94,8 +94,7 @@ struct FetchResponsePartition {
 };
 
 struct FetchResponseTopic {
-    std::string topic;  // v12
-    Uuid topic_id;      // v13+
+    Uuid topic_id;
     std::vector<FetchResponsePartition> partitions;
 };
 

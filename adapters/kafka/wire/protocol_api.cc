@@ -24,8 +24,8 @@ constexpr ApiSpec specs[] = {
     {ApiKey::sasl_authenticate, "SaslAuthenticate", {0, 2}, 2},
     {ApiKey::metadata, "Metadata", {0, 13}, 9},
     {ApiKey::list_offsets, "ListOffsets", {1, 10}, 6},
-    // For KRaft's metadata log only: from 12, the first with LastFetchedEpoch (fetch.h).
-    {ApiKey::fetch, "Fetch", {12, 18}, 12},
+    // For KRaft's metadata log only: from 13, the first its leader accepts (fetch.h).
+    {ApiKey::fetch, "Fetch", {13, 18}, 12},
 };
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Fetch as a KRaft observer speaks it to the controller quorum's leader: requests byte for
-// byte against Kafka's FetchRequestData at every version implemented (12-18), and the
+// byte against Kafka's FetchRequestData at every version implemented (13-18), and the
 // leader's answers decoded field by field from FetchResponseData's bytes: records, the high
 // watermark, the current leader, a diverging epoch, a snapshot id, node endpoints.
 
@@ -22,7 +22,6 @@ FetchRequest observer_fetch() {
     request.min_bytes = 1;
     request.max_bytes = 8388608;
     FetchRequestTopic& topic = request.topics.emplace_back();
-    topic.topic = metadata_topic_name;
     topic.topic_id = metadata_topic_id;
     FetchRequestPartition& partition = topic.partitions.emplace_back();
     partition.current_leader_epoch = 4;
@@ -52,7 +51,7 @@ FetchResponse fetch_response(const std::string& name, int16_t version) {
 }
 
 TEST(FetchCodec, ObserverRequestEveryVersionAsKafkaWritesIt) {
-    for (int16_t v = 12; v <= 18; ++v) {
+    for (int16_t v = 13; v <= 18; ++v) {
         const std::string name = "request.fetch.v" + std::to_string(v);
         EXPECT_EQ(hex(fetch_request_frame(observer_fetch(), v)), hex(kafka_vectors().at(name))) << name;
     }
@@ -81,17 +80,13 @@ TEST(FetchCodec, FieldsOlderVersionsCannotCarryAreRefused) {
 
 TEST(FetchCodec, LeadersAnswerEveryVersionWithRecordsAndLeader) {
     const std::vector<uint8_t>& batch = kafka_vectors().at("batch.metadata");
-    for (int16_t v = 12; v <= 18; ++v) {
+    for (int16_t v = 13; v <= 18; ++v) {
         SCOPED_TRACE("v" + std::to_string(v));
         const FetchResponse response = fetch_response("response.fetch.v" + std::to_string(v), v);
         EXPECT_TRUE(response.error.ok());
         ASSERT_EQ(response.responses.size(), 1u);
         const FetchResponseTopic& topic = response.responses[0];
-        if (v >= 13) {
-            EXPECT_EQ(topic.topic_id, metadata_topic_id);
-        } else {
-            EXPECT_EQ(topic.topic, metadata_topic_name);
-        }
+        EXPECT_EQ(topic.topic_id, metadata_topic_id);
         ASSERT_EQ(topic.partitions.size(), 1u);
         const FetchResponsePartition& partition = topic.partitions[0];
         EXPECT_EQ(partition.partition_index, 0);

@@ -636,7 +636,7 @@ public class VectorGen {
     }
 
     static void metadataLogFetch() {
-        for (int v = 12; v <= 18; v++) request("fetch", ApiKeys.FETCH, v, observerFetch(v));
+        for (int v = 13; v <= 18; v++) request("fetch", ApiKeys.FETCH, v, observerFetch(v));
         // A voter's fetch: ReplicaState, its directory, the high watermark it knows.
         FetchRequestData voter = observerFetch(18).setReplicaState(
             new FetchRequestData.ReplicaState().setReplicaId(3).setReplicaEpoch(7L));
@@ -645,7 +645,7 @@ public class VectorGen {
         request("fetch.voter", ApiKeys.FETCH, 18, voter);
 
         MemoryRecords records = MemoryRecords.readableRecords(ByteBuffer.wrap(metadataBatch()));
-        for (int v = 12; v <= 18; v++) {
+        for (int v = 13; v <= 18; v++) {
             FetchResponseData data = new FetchResponseData().setThrottleTimeMs(0)
                 .setErrorCode((short) 0).setSessionId(0)
                 .setResponses(List.of(new FetchResponseData.FetchableTopicResponse()

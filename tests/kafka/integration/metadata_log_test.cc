@@ -1,0 +1,196 @@
+// KRaft's metadata log read from the test cluster's controller as a raft observer does
+// (Fetch of __cluster_metadata on the controller listener, replica id -1): the log from its
+// start decoded whole, at every Fetch version both sides speak; a topic created here
+// arriving as its TopicRecord and then one PartitionRecord a partition, with their offsets
+// and the replicas asked for; its deletion as a RemoveTopicRecord. Run by `tools/run test`
+// with the cluster up (suite `kafka`); the controller comes from `tools/kafka-cluster
+// controller`.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+
+#include "adapters/kafka/metadata_log/observer.h"
+#include "tests/kafka/integration/kafka_cluster.h"
+
+namespace ballast::kafka::metadata_log {
+namespace {
+
+using testing::kafka_cluster;
+using testing::RdKafka;
+
+constexpr int64_t catch_up_timeout_ms = 30000;
+
+std::string trimmed(std::string text) {
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    return text;
+}
+
+class MetadataLog : public ::testing::Test {
+protected:
+    void SetUp() override {
+        _bootstrap = testing::bootstrap_servers_from_env();
+        ASSERT_FALSE(_bootstrap.empty()) << testing::no_cluster_message();
+        const testing::CommandOutput controller = kafka_cluster({"controller"});
+        ASSERT_EQ(controller.exit_code, 0) << controller.output;
+        Result<std::vector<wire::BrokerAddress>> controllers =
+            wire::parse_bootstrap_servers(trimmed(controller.output));
+        ASSERT_TRUE(controllers.ok()) << controllers.error().to_string();
+        _controllers = *controllers;
+        _rdkafka = std::make_unique<RdKafka>(_bootstrap);
+    }
+
+    ObserverOptions options(std::vector<std::pair<wire::ApiKey, int16_t>> caps = {}) {
+        ObserverOptions out;
+        out.controllers = _controllers;
+        out.connection.version_caps = std::move(caps);
+        out.max_wait_ms = 100;
+        return out;
+    }
+
+    /// Polls until `done` holds for what was read, or the time is up; every entry read is
+    /// appended to `entries`.
+    static void read_until(MetadataLogObserver& observer, std::vector<MetadataEntry>& entries,
+                           const std::function<bool(const PollResult&)>& done) {
+        const auto until = std::chrono::steady_clock::now() +
+                           std::chrono::milliseconds(catch_up_timeout_ms);
+        while (std::chrono::steady_clock::now() < until) {
+            Result<PollResult> polled = observer.poll();
+            ASSERT_TRUE(polled.ok()) << polled.error().to_string();
+            entries.insert(entries.end(), polled->entries.begin(), polled->entries.end());
+            if (done(*polled)) return;
+        }
+        FAIL() << "not done after " << catch_up_timeout_ms << " ms at offset "
+               << observer.committed_offset();
+    }
+
+    /// Reads from the log's start to its high watermark.
+    std::vector<MetadataEntry> read_all(MetadataLogObserver& observer) {
+        std::vector<MetadataEntry> entries;
+        read_until(observer, entries, [&](const PollResult& polled) {
+            return polled.high_watermark > 0 && observer.committed_offset() >= polled.high_watermark;
+        });
+        return entries;
+    }
+
+    std::string _bootstrap;
+    std::vector<wire::BrokerAddress> _controllers;
+    std::unique_ptr<RdKafka> _rdkafka;
+};
+
+TEST_F(MetadataLog, FromItsStartEveryBrokerRegisteredInOffsetOrder) {
+    MetadataLogObserver observer(options());
+    const std::vector<MetadataEntry> entries = read_all(observer);
+    ASSERT_FALSE(entries.empty());
+    int64_t previous = -1;
+    std::map<int32_t, int64_t> registered;  // broker -> epoch
+    for (const MetadataEntry& entry : entries) {
+        ASSERT_GT(entry.offset, previous);
+        previous = entry.offset;
+        EXPECT_GE(entry.leader_epoch, 1);
+        if (const auto* broker = std::get_if<RegisterBrokerRecord>(&entry.record.body)) {
+            registered[broker->broker_id] = broker->broker_epoch;
+            EXPECT_FALSE(broker->end_points.empty());
+            EXPECT_EQ(broker->rack, "rack-" + std::to_string(broker->broker_id));
+        }
+    }
+    EXPECT_EQ(registered.size(), 3u);
+    for (int32_t id = 1; id <= 3; ++id) EXPECT_TRUE(registered.count(id)) << "broker " << id;
+    EXPECT_TRUE(observer.take_warnings().empty());
+    EXPECT_GT(observer.counts().not_needed, 0u);  // FeatureLevelRecord, NoOpRecord at least
+    std::printf("  %zu records Ballast reads up to offset %lld; %llu not needed; %llu control batches\n",
+                entries.size(), static_cast<long long>(observer.committed_offset()),
+                static_cast<unsigned long long>(observer.counts().not_needed),
+                static_cast<unsigned long long>(observer.counts().control_batches));
+}
+
+TEST_F(MetadataLog, EveryFetchVersionReadsTheSameRecords) {
+    MetadataLogObserver reference(options());
+    const std::vector<MetadataEntry> expected = read_all(reference);
+    ASSERT_FALSE(expected.empty());
+    for (int16_t v = 13; v <= 18; ++v) {
+        SCOPED_TRACE("Fetch v" + std::to_string(v));
+        MetadataLogObserver observer(options({{wire::ApiKey::fetch, v}}));
+        std::vector<MetadataEntry> entries;
+        read_until(observer, entries, [&](const PollResult&) {
+            return observer.committed_offset() >= expected.back().offset + 1;
+        });
+        ASSERT_GE(entries.size(), expected.size());
+        for (size_t i = 0; i < expected.size(); ++i) {
+            ASSERT_EQ(entries[i].offset, expected[i].offset);
+            EXPECT_TRUE(entries[i].record == expected[i].record) << "offset " << entries[i].offset;
+        }
+    }
+}
+
+TEST_F(MetadataLog, ACreatedTopicArrivesAsTopicAndPartitionRecordsAndItsDeletionAfter) {
+    MetadataLogObserver observer(options());
+    read_all(observer);
+    const int64_t before = observer.committed_offset();
+    const std::string topic = "ballast-it-metadata-log-" + std::to_string(::getpid());
+    const std::vector<std::vector<int32_t>> assignment{{1, 2}, {2, 3}, {3, 1}};
+    ASSERT_TRUE(_rdkafka->create_topic(topic, assignment).ok());
+
+    std::vector<MetadataEntry> entries;
+    std::optional<MetadataEntry> created;
+    std::map<int32_t, MetadataEntry> partitions;
+    read_until(observer, entries, [&](const PollResult&) {
+        for (const MetadataEntry& entry : entries) {
+            if (const auto* record = std::get_if<TopicRecord>(&entry.record.body)) {
+                if (record->name == topic) created = entry;
+            }
+            const auto* partition = std::get_if<PartitionRecord>(&entry.record.body);
+            if (created && partition &&
+                partition->topic_id == std::get<TopicRecord>(created->record.body).topic_id) {
+                partitions[partition->partition_id] = entry;
+            }
+        }
+        return partitions.size() == assignment.size();
+    });
+    ASSERT_TRUE(created.has_value());
+    EXPECT_GE(created->offset, before);
+    const Uuid topic_id = std::get<TopicRecord>(created->record.body).topic_id;
+    EXPECT_FALSE(topic_id.is_zero());
+    for (int32_t p = 0; p < 3; ++p) {
+        ASSERT_TRUE(partitions.count(p)) << "partition " << p;
+        const MetadataEntry& entry = partitions[p];
+        EXPECT_GT(entry.offset, created->offset);
+        const auto& record = std::get<PartitionRecord>(entry.record.body);
+        EXPECT_EQ(record.replicas, assignment[p]);
+        EXPECT_EQ(record.leader, assignment[p][0]);
+        EXPECT_EQ(record.isr.size(), 2u);
+        EXPECT_EQ(record.leader_epoch, 0);
+        std::printf("  %s-%d: PartitionRecord v%d at offset %lld (TopicRecord at %lld)\n",
+                    topic.c_str(), p, entry.record.version, static_cast<long long>(entry.offset),
+                    static_cast<long long>(created->offset));
+    }
+
+    ASSERT_TRUE(_rdkafka->delete_topic(topic).ok());
+    std::vector<MetadataEntry> after;
+    std::optional<int64_t> removed_at;
+    read_until(observer, after, [&](const PollResult&) {
+        for (const MetadataEntry& entry : after) {
+            const auto* removed = std::get_if<RemoveTopicRecord>(&entry.record.body);
+            if (removed && removed->topic_id == topic_id) removed_at = entry.offset;
+        }
+        return removed_at.has_value();
+    });
+    ASSERT_TRUE(removed_at.has_value());
+    EXPECT_GT(*removed_at, partitions.rbegin()->second.offset);
+}
+
+TEST_F(MetadataLog, AnUnreachableControllerIsNamed) {
+    ObserverOptions unreachable = options();
+    unreachable.controllers = {{"127.0.0.1", 1}};
+    unreachable.call_timeout_ms = 2000;
+    MetadataLogObserver observer(unreachable);
+    Result<PollResult> polled = observer.poll();
+    ASSERT_FALSE(polled.ok());
+    EXPECT_NE(polled.error().message.find("controller 127.0.0.1:1"), std::string::npos)
+        << polled.error().message;
+}
+
+}  // namespace
+}  // namespace ballast::kafka::metadata_log
