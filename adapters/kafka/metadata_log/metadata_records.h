@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "adapters/kafka/metadata_log/record_batch.h"
-#include "adapters/kafka/wire/metadata.h"
+#include "adapters/kafka/wire/uuid.h"
 
 namespace ballast::kafka::metadata_log {
 

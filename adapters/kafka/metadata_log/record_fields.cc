@@ -11,14 +11,9 @@ constexpr bool flexible = true;  // every metadata record, every version
 
 // ---- writing ----
 
-void write_uuid(wire::Writer& out, const Uuid& id) {
-    out.int64(id.high);
-    out.int64(id.low);
-}
-
 void write_uuids(wire::Writer& out, const std::vector<Uuid>& ids) {
     out.array_length(ids.size(), flexible);
-    for (const Uuid& id : ids) write_uuid(out, id);
+    for (const Uuid& id : ids) out.uuid(id);
 }
 
 void write_int32s(wire::Writer& out, const std::vector<int32_t>& values) {
@@ -33,34 +28,9 @@ void write_nullable_int32s(wire::Writer& out, const std::optional<std::vector<in
     }
 }
 
-/// A record's tagged-field section, built field by field in increasing tag order.
-class TaggedFields {
-public:
-    wire::Writer& add(uint32_t tag) {
-        _fields.push_back({tag, wire::Writer()});
-        return _fields.back().second;
-    }
-    void write(wire::Writer& out) {
-        out.uvarint(static_cast<uint32_t>(_fields.size()));
-        for (auto& [tag, field] : _fields) {
-            out.uvarint(tag);
-            out.uvarint(static_cast<uint32_t>(field.size()));
-            out.raw(field.bytes());
-        }
-    }
-
-private:
-    std::vector<std::pair<uint32_t, wire::Writer>> _fields;
-};
+using wire::TaggedFields;
 
 // ---- reading ----
-
-Uuid read_uuid(wire::Reader& in, const char* field) {
-    Uuid id;
-    id.high = in.int64(field);
-    id.low = in.int64(field);
-    return id;
-}
 
 std::vector<Uuid> read_uuid_elements(wire::Reader& in, const char* field, size_t count) {
     std::vector<Uuid> ids;
@@ -72,7 +42,7 @@ std::vector<Uuid> read_uuid_elements(wire::Reader& in, const char* field, size_t
         return ids;
     }
     ids.reserve(count);
-    for (size_t i = 0; i < count; ++i) ids.push_back(read_uuid(in, field));
+    for (size_t i = 0; i < count; ++i) ids.push_back(in.uuid(field));
     return ids;
 }
 
@@ -120,7 +90,7 @@ void encode_body(FieldWriter& fields, const RegisterBrokerRecord& record) {
     } else if (record.is_migrating_zk_broker) {
         fields.refuse("is_migrating_zk_broker", 2);
     }
-    write_uuid(out, record.incarnation_id);
+    out.uuid(record.incarnation_id);
     out.int64(record.broker_epoch);
     out.array_length(record.end_points.size(), flexible);
     for (const BrokerEndpoint& end_point : record.end_points) {
@@ -152,7 +122,7 @@ void encode_body(FieldWriter& fields, const RegisterBrokerRecord& record) {
             fields.refuse("log_dirs", 3);
         }
     }
-    tagged.write(out);
+    tagged.write_to(out);
 }
 
 void encode_body(FieldWriter& fields, const UnregisterBrokerRecord& record) {
@@ -163,14 +133,14 @@ void encode_body(FieldWriter& fields, const UnregisterBrokerRecord& record) {
 
 void encode_body(FieldWriter& fields, const TopicRecord& record) {
     fields.out.string(record.name, flexible);
-    write_uuid(fields.out, record.topic_id);
+    fields.out.uuid(record.topic_id);
     fields.out.tagged_fields(flexible);
 }
 
 void encode_body(FieldWriter& fields, const PartitionRecord& record) {
     wire::Writer& out = fields.out;
     out.int32(record.partition_id);
-    write_uuid(out, record.topic_id);
+    out.uuid(record.topic_id);
     write_int32s(out, record.replicas);
     write_int32s(out, record.isr);
     write_int32s(out, record.removing_replicas);
@@ -195,13 +165,13 @@ void encode_body(FieldWriter& fields, const PartitionRecord& record) {
                                                       : "last_known_elr",
                       2);
     }
-    tagged.write(out);
+    tagged.write_to(out);
 }
 
 void encode_body(FieldWriter& fields, const PartitionChangeRecord& record) {
     wire::Writer& out = fields.out;
     out.int32(record.partition_id);
-    write_uuid(out, record.topic_id);
+    out.uuid(record.topic_id);
     TaggedFields tagged;
     if (record.isr) write_nullable_int32s(tagged.add(0), record.isr);
     if (record.leader != leader_unchanged) tagged.add(1).int32(record.leader);
@@ -227,7 +197,7 @@ void encode_body(FieldWriter& fields, const PartitionChangeRecord& record) {
             fields.refuse("directories", 1);
         }
     }
-    tagged.write(out);
+    tagged.write_to(out);
 }
 
 void encode_body(FieldWriter& fields, const FenceBrokerRecord& record) {
@@ -243,7 +213,7 @@ void encode_body(FieldWriter& fields, const UnfenceBrokerRecord& record) {
 }
 
 void encode_body(FieldWriter& fields, const RemoveTopicRecord& record) {
-    write_uuid(fields.out, record.topic_id);
+    fields.out.uuid(record.topic_id);
     fields.out.tagged_fields(flexible);
 }
 
@@ -267,13 +237,13 @@ void encode_body(FieldWriter& fields, const BrokerRegistrationChangeRecord& reco
             fields.refuse("log_dirs", 2);
         }
     }
-    tagged.write(out);
+    tagged.write_to(out);
 }
 
 void encode_body(FieldWriter& fields, const BeginTransactionRecord& record) {
     TaggedFields tagged;
     if (record.name) tagged.add(0).nullable_string(record.name, flexible);
-    tagged.write(fields.out);
+    tagged.write_to(fields.out);
 }
 
 void encode_body(FieldWriter& fields, const EndTransactionRecord&) {
@@ -283,7 +253,7 @@ void encode_body(FieldWriter& fields, const EndTransactionRecord&) {
 void encode_body(FieldWriter& fields, const AbortTransactionRecord& record) {
     TaggedFields tagged;
     if (record.reason) tagged.add(0).nullable_string(record.reason, flexible);
-    tagged.write(fields.out);
+    tagged.write_to(fields.out);
 }
 
 // ---- decoders ----
@@ -295,7 +265,7 @@ RegisterBrokerRecord decode_register_broker(FieldReader& fields) {
     RegisterBrokerRecord record;
     record.broker_id = in.int32("broker_id");
     if (fields.version >= 2) record.is_migrating_zk_broker = in.boolean("is_migrating_zk_broker");
-    record.incarnation_id = read_uuid(in, "incarnation_id");
+    record.incarnation_id = in.uuid("incarnation_id");
     record.broker_epoch = in.int64("broker_epoch");
     const size_t end_points = in.array_length("end_points", flexible);
     record.end_points.reserve(end_points);
@@ -333,7 +303,7 @@ PartitionRecord decode_partition(FieldReader& fields) {
     wire::Reader& in = fields.in;
     PartitionRecord record;
     record.partition_id = in.int32("partition_id");
-    record.topic_id = read_uuid(in, "topic_id");
+    record.topic_id = in.uuid("topic_id");
     record.replicas = in.int32_array("replicas", flexible);
     record.isr = in.int32_array("isr", flexible);
     record.removing_replicas = in.int32_array("removing_replicas", flexible);
@@ -364,7 +334,7 @@ PartitionChangeRecord decode_partition_change(FieldReader& fields) {
     wire::Reader& in = fields.in;
     PartitionChangeRecord record;
     record.partition_id = in.int32("partition_id");
-    record.topic_id = read_uuid(in, "topic_id");
+    record.topic_id = in.uuid("topic_id");
     in.read_tagged_fields([&](uint32_t tag) {
         switch (tag) {
             case 0: record.isr = read_nullable_int32s(in, "isr"); return true;
@@ -446,7 +416,7 @@ void decode_body(FieldReader& fields, RecordType type, RecordBody& body) {
         case RecordType::topic: {
             TopicRecord record;
             record.name = in.string("name", flexible);
-            record.topic_id = read_uuid(in, "topic_id");
+            record.topic_id = in.uuid("topic_id");
             in.read_tagged_fields([](uint32_t) { return false; });
             body = std::move(record);
             return;
@@ -467,7 +437,7 @@ void decode_body(FieldReader& fields, RecordType type, RecordBody& body) {
         }
         case RecordType::remove_topic: {
             RemoveTopicRecord record;
-            record.topic_id = read_uuid(in, "topic_id");
+            record.topic_id = in.uuid("topic_id");
             in.read_tagged_fields([](uint32_t) { return false; });
             body = record;
             return;

@@ -8,26 +8,10 @@ namespace {
 
 constexpr bool flexible = true;  // every version implemented
 
-void write_uuid(Writer& writer, const Uuid& id) {
-    writer.int64(id.high);
-    writer.int64(id.low);
-}
-
-Uuid read_uuid(Reader& reader, const char* field) {
-    Uuid id;
-    id.high = reader.int64(field);
-    id.low = reader.int64(field);
-    return id;
-}
-
-/// A tagged-field section of fields encoded one by one, in increasing tag order.
-void write_tagged(Writer& writer, const std::vector<std::pair<uint32_t, Writer>>& fields) {
-    writer.uvarint(static_cast<uint32_t>(fields.size()));
-    for (const auto& [tag, field] : fields) {
-        writer.uvarint(tag);
-        writer.uvarint(static_cast<uint32_t>(field.size()));
-        writer.raw(field.bytes());
-    }
+Error needs_version(int16_t version, const char* what, int16_t since) {
+    return events::make_error(ErrorCode::unsupported,
+                              "Fetch v" + std::to_string(version) + " cannot carry " + what +
+                                  ": that needs v" + std::to_string(since) + " or later");
 }
 
 FetchEpochEndOffset read_epoch_end_offset(Reader& reader, bool epoch_first) {
@@ -48,9 +32,7 @@ FetchEpochEndOffset read_epoch_end_offset(Reader& reader, bool epoch_first) {
 Status Fetch::encode(const Request& request, int16_t version, Writer& writer) {
     assert(api_spec(key).versions.contains(version));
     if (version < 15 && request.replica_epoch != -1) {
-        return events::make_error(ErrorCode::unsupported,
-                                  "Fetch v" + std::to_string(version) +
-                                      " cannot carry a replica epoch: that needs v15 or later");
+        return needs_version(version, "a replica epoch", 15);
     }
     if (version < 15) writer.int32(request.replica_id);
     writer.int32(request.max_wait_ms);
@@ -61,7 +43,7 @@ Status Fetch::encode(const Request& request, int16_t version, Writer& writer) {
     writer.int32(request.session_epoch);
     writer.array_length(request.topics.size(), flexible);
     for (const FetchRequestTopic& topic : request.topics) {
-        write_uuid(writer, topic.topic_id);
+        writer.uuid(topic.topic_id);
         writer.array_length(topic.partitions.size(), flexible);
         for (const FetchRequestPartition& partition : topic.partitions) {
             writer.int32(partition.partition);
@@ -70,41 +52,30 @@ Status Fetch::encode(const Request& request, int16_t version, Writer& writer) {
             writer.int32(partition.last_fetched_epoch);
             writer.int64(partition.log_start_offset);
             writer.int32(partition.partition_max_bytes);
-            std::vector<std::pair<uint32_t, Writer>> tagged;
+            TaggedFields tagged;
             if (!partition.replica_directory_id.is_zero()) {
-                if (version < 17) {
-                    return events::make_error(ErrorCode::unsupported,
-                                              "Fetch v" + std::to_string(version) +
-                                                  " cannot carry a replica directory id: that "
-                                                  "needs v17 or later");
-                }
-                write_uuid(tagged.emplace_back(0, Writer()).second,
-                           partition.replica_directory_id);
+                if (version < 17) return needs_version(version, "a replica directory id", 17);
+                tagged.add(0).uuid(partition.replica_directory_id);
             }
             if (partition.high_watermark != std::numeric_limits<int64_t>::max()) {
-                if (version < 18) {
-                    return events::make_error(ErrorCode::unsupported,
-                                              "Fetch v" + std::to_string(version) +
-                                                  " cannot carry the fetcher's high watermark: "
-                                                  "that needs v18");
-                }
-                tagged.emplace_back(1, Writer()).second.int64(partition.high_watermark);
+                if (version < 18) return needs_version(version, "the fetcher's high watermark", 18);
+                tagged.add(1).int64(partition.high_watermark);
             }
-            write_tagged(writer, tagged);
+            tagged.write_to(writer);
         }
         writer.tagged_fields(flexible);
     }
     writer.array_length(0, flexible);  // forgotten topics: no fetch sessions
     writer.string(request.rack_id, flexible);
-    std::vector<std::pair<uint32_t, Writer>> tagged;
-    if (request.cluster_id) tagged.emplace_back(0, Writer()).second.nullable_string(request.cluster_id, flexible);
+    TaggedFields tagged;
+    if (request.cluster_id) tagged.add(0).nullable_string(request.cluster_id, flexible);
     if (version >= 15 && (request.replica_id != -1 || request.replica_epoch != -1)) {
-        Writer& state = tagged.emplace_back(1, Writer()).second;
+        Writer& state = tagged.add(1);
         state.int32(request.replica_id);
         state.int64(request.replica_epoch);
         state.tagged_fields(flexible);
     }
-    write_tagged(writer, tagged);
+    tagged.write_to(writer);
     return Status();
 }
 
@@ -119,7 +90,7 @@ FetchResponse Fetch::decode(Reader& reader, int16_t version) {
     for (size_t t = 0; t < topics && reader.ok(); ++t) {
         auto topic_element = reader.element("responses", t);
         FetchResponseTopic& topic = response.responses.emplace_back();
-        topic.topic_id = read_uuid(reader, "topic_id");
+        topic.topic_id = reader.uuid("topic_id");
         const size_t partitions = reader.array_length("partitions", flexible);
         topic.partitions.reserve(partitions);
         for (size_t p = 0; p < partitions && reader.ok(); ++p) {

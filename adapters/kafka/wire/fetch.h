@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "adapters/kafka/wire/metadata.h"
+#include "adapters/kafka/wire/uuid.h"
 #include "adapters/kafka/wire/protocol_api.h"
 #include "adapters/kafka/wire/protocol_errors.h"
 #include "adapters/kafka/wire/wire_reader.h"

@@ -15,18 +15,12 @@
 
 #include "adapters/kafka/wire/protocol_api.h"
 #include "adapters/kafka/wire/protocol_errors.h"
+#include "adapters/kafka/wire/uuid.h"
 #include "adapters/kafka/wire/wire_reader.h"
 #include "adapters/kafka/wire/wire_writer.h"
 
 namespace ballast::kafka::wire {
 
-/// Kafka's Uuid: two big-endian int64s. All zero: none.
-struct Uuid {
-    int64_t high = 0;
-    int64_t low = 0;
-    bool is_zero() const { return high == 0 && low == 0; }
-    bool operator==(const Uuid&) const = default;
-};
 
 struct MetadataRequestTopic {
     Uuid topic_id;                    // v10+: non-zero needs v10

@@ -94,6 +94,13 @@ uint32_t Reader::uvarint(const char* field) {
     return 0;
 }
 
+Uuid Reader::uuid(const char* field) {
+    Uuid value;
+    value.high = int64(field);
+    value.low = int64(field);
+    return value;
+}
+
 int32_t Reader::varint(const char* field) {
     const uint32_t bits = uvarint(field);
     return static_cast<int32_t>((bits >> 1) ^ (~(bits & 1) + 1));

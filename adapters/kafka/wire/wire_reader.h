@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "adapters/kafka/wire/uuid.h"
 #include "events/result.h"
 
 namespace ballast::kafka::wire {
@@ -42,6 +43,7 @@ public:
     /// Zigzag varints as record batches (v2) carry them: at most 5 and 10 bytes.
     int32_t varint(const char* field);
     int64_t varlong(const char* field);
+    Uuid uuid(const char* field);
     /// IEEE 754 binary64, big-endian (Kafka's float64; Java's ByteBuffer.getDouble).
     double float64(const char* field);
     /// `length` bytes as a string, for formats that carry the length

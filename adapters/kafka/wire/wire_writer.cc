@@ -33,6 +33,11 @@ void Writer::uvarint(uint32_t value) {
     _bytes.push_back(static_cast<uint8_t>(value));
 }
 
+void Writer::uuid(const Uuid& value) {
+    int64(value.high);
+    int64(value.low);
+}
+
 void Writer::varint(int32_t value) {
     uvarint((static_cast<uint32_t>(value) << 1) ^ static_cast<uint32_t>(value >> 31));
 }
@@ -116,6 +121,20 @@ void Writer::patch_int32(size_t offset, int32_t value) {
     auto bits = static_cast<uint32_t>(value);
     for (int i = 0; i < 4; ++i) {
         _bytes[offset + i] = static_cast<uint8_t>(bits >> (24 - 8 * i));
+    }
+}
+
+Writer& TaggedFields::add(uint32_t tag) {
+    assert(_fields.empty() || _fields.back().first < tag);
+    return _fields.emplace_back(tag, Writer()).second;
+}
+
+void TaggedFields::write_to(Writer& out) const {
+    out.uvarint(static_cast<uint32_t>(_fields.size()));
+    for (const auto& [tag, field] : _fields) {
+        out.uvarint(tag);
+        out.uvarint(static_cast<uint32_t>(field.size()));
+        out.raw(field.bytes());
     }
 }
 

@@ -15,7 +15,10 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include "adapters/kafka/wire/uuid.h"
 
 namespace ballast::kafka::wire {
 
@@ -27,6 +30,7 @@ public:
     void int64(int64_t value);
     void boolean(bool value);
     void uvarint(uint32_t value);
+    void uuid(const Uuid& value);
     /// Zigzag varints, as record batches (v2) carry them.
     void varint(int32_t value);
     void varlong(int64_t value);
@@ -64,6 +68,18 @@ public:
 
 private:
     std::vector<uint8_t> _bytes;
+};
+
+/// A tagged-field section built field by field, in increasing tag order (each field's
+/// size comes before it, so each is encoded apart first): `add(tag)` gives the field's
+/// writer, `write_to` appends the count and the fields.
+class TaggedFields {
+public:
+    Writer& add(uint32_t tag);
+    void write_to(Writer& out) const;
+
+private:
+    std::vector<std::pair<uint32_t, Writer>> _fields;
 };
 
 }  // namespace ballast::kafka::wire
