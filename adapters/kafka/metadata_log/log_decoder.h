@@ -47,6 +47,14 @@ public:
     /// position stays at the first record not yet returned.
     Result<size_t> decode(Bytes bytes, std::vector<MetadataEntry>& out);
 
+    /// Moves the position back to `next_offset`, whose batch before ended in `last_epoch`
+    /// (a raft leader's diverging epoch: the log was replaced from there). What was decoded
+    /// past it is the caller's to drop; counts and warnings stay.
+    void rewind(int64_t next_offset, int32_t last_epoch) {
+        _next_offset = next_offset;
+        _last_epoch = last_epoch;
+    }
+
     /// The offset after the last record (or control batch) decoded.
     int64_t next_offset() const { return _next_offset; }
     /// The quorum epoch of the last batch decoded (-1 before the first): a raft fetch's

@@ -8,11 +8,6 @@
 
 namespace ballast::kafka::metadata_log {
 
-namespace {
-
-
-}  // namespace
-
 MetadataLogObserver::MetadataLogObserver(ObserverOptions options, int64_t next_offset,
                                          int32_t last_fetched_epoch)
     : _options(std::move(options)),
@@ -87,12 +82,12 @@ Result<PollResult> MetadataLogObserver::fetch_once() {
     const wire::FetchResponse& response = *answer;
     if (!response.error.ok() || response.responses.size() != 1 ||
         response.responses[0].partitions.size() != 1) {
-        const int16_t code = response.error.code;
-        std::string problem =
-            std::string(wire::error_name(code)) == "CLUSTER_AUTHORIZATION_FAILED"
-                ? "not authorized: the principal needs ClusterAction on the cluster"
-                       : response.error.ok() ? "an answer without the one partition asked"
-                                             : response.error.to_string();
+        std::string problem = response.error.to_string();
+        if (std::string(wire::error_name(response.error.code)) == "CLUSTER_AUTHORIZATION_FAILED") {
+            problem = "not authorized: the principal needs ClusterAction on the cluster";
+        } else if (response.error.ok()) {
+            problem = "an answer without the one partition asked";
+        }
         return events::make_error(ErrorCode::io_error, "metadata log: Fetch from " + where +
                                                            ": " + problem);
     }
@@ -144,8 +139,7 @@ Result<PollResult> MetadataLogObserver::fetch_once() {
         // Uncommitted records this observer held were replaced: drop them, read again.
         const int64_t end_offset = std::max(partition.diverging_epoch->end_offset, _committed_offset);
         std::erase_if(_held, [&](const MetadataEntry& entry) { return entry.offset >= end_offset; });
-        LogDecoder restarted(end_offset, partition.diverging_epoch->epoch);
-        std::swap(_decoder, restarted);
+        _decoder.rewind(end_offset, partition.diverging_epoch->epoch);
         return result;
     }
     if (partition.records) {
