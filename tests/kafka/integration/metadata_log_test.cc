@@ -2,7 +2,8 @@
 // (Fetch of __cluster_metadata on the controller listener, replica id -1): the log from its
 // start decoded whole, at every Fetch version both sides speak; a topic created here
 // arriving as its TopicRecord and then one PartitionRecord a partition, with their offsets
-// and the replicas asked for; its deletion as a RemoveTopicRecord. Run by `tools/run test`
+// and the replicas asked for; its deletion as a RemoveTopicRecord; a reassignment as the
+// PartitionChangeRecords it goes through (replicas added and removed, then the target). Run by `tools/run test`
 // with the cluster up (suite `kafka`); the controller comes from `tools/kafka-cluster
 // controller`.
 
@@ -11,8 +12,10 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "adapters/kafka/metadata_log/observer.h"
+#include "adapters/kafka/wire/response_errors.h"
 #include "tests/kafka/integration/kafka_cluster.h"
 
 namespace ballast::kafka::metadata_log {
@@ -179,6 +182,61 @@ TEST_F(MetadataLog, ACreatedTopicArrivesAsTopicAndPartitionRecordsAndItsDeletion
     });
     ASSERT_TRUE(removed_at.has_value());
     EXPECT_GT(*removed_at, partitions.rbegin()->second.offset);
+}
+
+TEST_F(MetadataLog, AReassignmentArrivesAsThePartitionChangesItGoesThrough) {
+    MetadataLogObserver observer(options());
+    read_all(observer);
+    const std::string topic = "ballast-it-metadata-log-move-" + std::to_string(::getpid());
+    ASSERT_TRUE(_rdkafka->create_topic(topic, {{1, 2}}).ok());
+    Result<std::vector<wire::BrokerAddress>> brokers = wire::parse_bootstrap_servers(_bootstrap);
+    ASSERT_TRUE(brokers.ok());
+    wire::AdminClient admin(wire::ClientOptions{*brokers, {}});
+    wire::AlterPartitionReassignmentsRequest move;
+    move.topics = {{topic, {{0, std::vector<int32_t>{2, 3}}}}};
+    Result<wire::AlterPartitionReassignmentsResponse> moved =
+        admin.alter_partition_reassignments(move, 15000);
+    ASSERT_TRUE(moved.ok()) << moved.error().to_string();
+    ASSERT_TRUE(wire::response_errors(move, *moved).ok())
+        << wire::response_errors(move, *moved).error().to_string();
+
+    // The topic's id from its TopicRecord, then its partition's changes in log order.
+    std::vector<MetadataEntry> entries;
+    std::optional<Uuid> topic_id;
+    std::vector<MetadataEntry> changes;
+    read_until(observer, entries, [&](const PollResult&) {
+        changes.clear();
+        for (const MetadataEntry& entry : entries) {
+            if (const auto* record = std::get_if<TopicRecord>(&entry.record.body)) {
+                if (record->name == topic) topic_id = record->topic_id;
+            }
+            const auto* change = std::get_if<PartitionChangeRecord>(&entry.record.body);
+            if (topic_id && change && change->topic_id == *topic_id) changes.push_back(entry);
+        }
+        return !changes.empty() &&
+               std::get<PartitionChangeRecord>(changes.back().record.body).replicas ==
+                   std::vector<int32_t>{2, 3};
+    });
+    ASSERT_TRUE(topic_id.has_value());
+    ASSERT_GE(changes.size(), 2u);
+    // First the replicas added and removed: the union, 3 adding, 1 removing.
+    const auto& started = std::get<PartitionChangeRecord>(changes.front().record.body);
+    ASSERT_TRUE(started.replicas.has_value());
+    EXPECT_EQ(std::set<int32_t>(started.replicas->begin(), started.replicas->end()),
+              (std::set<int32_t>{1, 2, 3}));
+    EXPECT_EQ(started.adding_replicas, std::vector<int32_t>{3});
+    EXPECT_EQ(started.removing_replicas, std::vector<int32_t>{1});
+    // Last the target, with nothing left adding or removing, and broker 1 no longer leading.
+    const auto& finished = std::get<PartitionChangeRecord>(changes.back().record.body);
+    EXPECT_EQ(finished.adding_replicas.value_or(std::vector<int32_t>{}), std::vector<int32_t>{});
+    EXPECT_EQ(finished.removing_replicas.value_or(std::vector<int32_t>{}), std::vector<int32_t>{});
+    for (const MetadataEntry& change : changes) {
+        const auto& record = std::get<PartitionChangeRecord>(change.record.body);
+        std::printf("  %s-0: PartitionChangeRecord v%d at offset %lld: replicas %zu, leader %d\n",
+                    topic.c_str(), change.record.version, static_cast<long long>(change.offset),
+                    record.replicas ? record.replicas->size() : 0, record.leader);
+    }
+    EXPECT_TRUE(_rdkafka->delete_topic(topic).ok());
 }
 
 TEST_F(MetadataLog, AnUnreachableControllerIsNamed) {
