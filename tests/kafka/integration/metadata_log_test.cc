@@ -3,7 +3,8 @@
 // start decoded whole, at every Fetch version both sides speak; a topic created here
 // arriving as its TopicRecord and then one PartitionRecord a partition, with their offsets
 // and the replicas asked for; its deletion as a RemoveTopicRecord; a reassignment as the
-// PartitionChangeRecords it goes through (replicas added and removed, then the target). Run by `tools/run test`
+// PartitionChangeRecords it goes through (replicas added and removed, then the target); a
+// broker stopped and started as its liveness records and the ISR and leader changes. Run by `tools/run test`
 // with the cluster up (suite `kafka`); the controller comes from `tools/kafka-cluster
 // controller`.
 
@@ -236,6 +237,107 @@ TEST_F(MetadataLog, AReassignmentArrivesAsThePartitionChangesItGoesThrough) {
                     topic.c_str(), change.record.version, static_cast<long long>(change.offset),
                     record.replicas ? record.replicas->size() : 0, record.leader);
     }
+    EXPECT_TRUE(_rdkafka->delete_topic(topic).ok());
+}
+
+/// The entries of `type` for which `match` holds.
+template <class Record>
+std::vector<std::pair<int64_t, Record>> records_of(const std::vector<MetadataEntry>& entries,
+                                                   const std::function<bool(const Record&)>& match) {
+    std::vector<std::pair<int64_t, Record>> out;
+    for (const MetadataEntry& entry : entries) {
+        const auto* record = std::get_if<Record>(&entry.record.body);
+        if (record && match(*record)) out.emplace_back(entry.offset, *record);
+    }
+    return out;
+}
+
+class MetadataLogBrokers : public MetadataLog {
+protected:
+    void TearDown() override {
+        // Whatever happened, the next test finds three brokers.
+        const testing::CommandOutput started = kafka_cluster({"start-broker", "3"});
+        EXPECT_EQ(started.exit_code, 0) << started.output;
+    }
+};
+
+TEST_F(MetadataLogBrokers, AStoppedAndStartedBrokerArrivesAsLivenessAndIsrChanges) {
+    MetadataLogObserver observer(options());
+    const std::vector<MetadataEntry> history = read_all(observer);
+    const auto registrations = records_of<RegisterBrokerRecord>(
+        history, [](const RegisterBrokerRecord& r) { return r.broker_id == 3; });
+    ASSERT_FALSE(registrations.empty());
+    const int64_t epoch_before = registrations.back().second.broker_epoch;
+    const std::string topic = "ballast-it-metadata-log-live-" + std::to_string(::getpid());
+    ASSERT_TRUE(_rdkafka->create_topic(topic, {{3, 1}}).ok());
+
+    const testing::CommandOutput stopped = kafka_cluster({"stop-broker", "3"});
+    ASSERT_EQ(stopped.exit_code, 0) << stopped.output;
+    std::vector<MetadataEntry> entries;
+    std::optional<Uuid> topic_id;
+    auto topic_changes = [&] {
+        return records_of<PartitionChangeRecord>(entries, [&](const PartitionChangeRecord& r) {
+            return topic_id && r.topic_id == *topic_id;
+        });
+    };
+    read_until(observer, entries, [&](const PollResult&) {
+        for (const auto& [offset, record] : records_of<TopicRecord>(
+                 entries, [&](const TopicRecord& r) { return r.name == topic; })) {
+            topic_id = record.topic_id;
+        }
+        const auto fenced = records_of<BrokerRegistrationChangeRecord>(
+            entries, [](const BrokerRegistrationChangeRecord& r) {
+                return r.broker_id == 3 && r.fenced == 1;
+            });
+        return !fenced.empty() && !topic_changes().empty();
+    });
+    ASSERT_TRUE(topic_id.has_value());
+    // The controlled shutdown: broker 3 marked, its leadership moved to 1 (the ISR without
+    // it), then fenced.
+    const auto shutdown = records_of<BrokerRegistrationChangeRecord>(
+        entries, [](const BrokerRegistrationChangeRecord& r) {
+            return r.broker_id == 3 && r.in_controlled_shutdown == 1;
+        });
+    const auto fenced = records_of<BrokerRegistrationChangeRecord>(
+        entries, [](const BrokerRegistrationChangeRecord& r) { return r.broker_id == 3 && r.fenced == 1; });
+    const auto moved = topic_changes();
+    ASSERT_FALSE(shutdown.empty());
+    ASSERT_FALSE(fenced.empty());
+    EXPECT_LT(shutdown.front().first, fenced.front().first);
+    EXPECT_EQ(moved.front().second.leader, 1);
+    EXPECT_EQ(moved.front().second.isr, std::vector<int32_t>{1});
+    EXPECT_GT(moved.front().first, shutdown.front().first);
+
+    entries.clear();
+    const testing::CommandOutput started = kafka_cluster({"start-broker", "3"});
+    ASSERT_EQ(started.exit_code, 0) << started.output;
+    read_until(observer, entries, [&](const PollResult&) {
+        for (const auto& [offset, change] : topic_changes()) {
+            if (change.isr && std::count(change.isr->begin(), change.isr->end(), 3)) return true;
+        }
+        return false;
+    });
+    // Registered again with a new epoch, fenced, then unfenced; then back in the ISR.
+    const auto registered = records_of<RegisterBrokerRecord>(
+        entries, [](const RegisterBrokerRecord& r) { return r.broker_id == 3; });
+    const auto unfenced = records_of<BrokerRegistrationChangeRecord>(
+        entries, [](const BrokerRegistrationChangeRecord& r) { return r.broker_id == 3 && r.fenced == -1; });
+    ASSERT_FALSE(registered.empty());
+    ASSERT_FALSE(unfenced.empty());
+    EXPECT_GT(registered.back().second.broker_epoch, epoch_before);
+    EXPECT_TRUE(registered.back().second.fenced);
+    EXPECT_LT(registered.back().first, unfenced.back().first);
+    const auto grown = topic_changes();
+    ASSERT_FALSE(grown.empty());
+    EXPECT_GT(grown.back().first, unfenced.back().first);
+    std::printf("  broker 3: shutdown at %lld, fenced at %lld, registered at %lld, unfenced at %lld; "
+                "%s-0 led by 1 at %lld, broker 3 in its ISR again at %lld\n",
+                static_cast<long long>(shutdown.front().first),
+                static_cast<long long>(fenced.front().first),
+                static_cast<long long>(registered.back().first),
+                static_cast<long long>(unfenced.back().first), topic.c_str(),
+                static_cast<long long>(moved.front().first),
+                static_cast<long long>(grown.back().first));
     EXPECT_TRUE(_rdkafka->delete_topic(topic).ok());
 }
 
