@@ -4,7 +4,8 @@
 // arriving as its TopicRecord and then one PartitionRecord a partition, with their offsets
 // and the replicas asked for; its deletion as a RemoveTopicRecord; a reassignment as the
 // PartitionChangeRecords it goes through (replicas added and removed, then the target); a
-// broker stopped and started as its liveness records and the ISR and leader changes. Run by `tools/run test`
+// broker stopped and started as its liveness records and the ISR and leader changes, then a
+// preferred election as the leader's return. Run by `tools/run test`
 // with the cluster up (suite `kafka`); the controller comes from `tools/kafka-cluster
 // controller`.
 
@@ -261,7 +262,7 @@ protected:
     }
 };
 
-TEST_F(MetadataLogBrokers, AStoppedAndStartedBrokerArrivesAsLivenessAndIsrChanges) {
+TEST_F(MetadataLogBrokers, AStoppedAndStartedBrokerThenAPreferredElectionArriveInLogOrder) {
     MetadataLogObserver observer(options());
     const std::vector<MetadataEntry> history = read_all(observer);
     const auto registrations = records_of<RegisterBrokerRecord>(
@@ -330,14 +331,33 @@ TEST_F(MetadataLogBrokers, AStoppedAndStartedBrokerArrivesAsLivenessAndIsrChange
     const auto grown = topic_changes();
     ASSERT_FALSE(grown.empty());
     EXPECT_GT(grown.back().first, unfenced.back().first);
+
+    // A preferred election gives the partition back to broker 3: one change, leader 3.
+    entries.clear();
+    Result<std::vector<wire::BrokerAddress>> brokers = wire::parse_bootstrap_servers(_bootstrap);
+    ASSERT_TRUE(brokers.ok());
+    wire::AdminClient admin(wire::ClientOptions{*brokers, {}});
+    wire::ElectLeadersRequest elect;
+    elect.topic_partitions = std::vector<wire::TopicPartitions>{{topic, {0}}};
+    Result<wire::ElectLeadersResponse> elected = admin.elect_leaders(elect, 15000);
+    ASSERT_TRUE(elected.ok()) << elected.error().to_string();
+    ASSERT_TRUE(wire::response_errors(elect, *elected).ok())
+        << wire::response_errors(elect, *elected).error().to_string();
+    read_until(observer, entries, [&](const PollResult&) {
+        for (const auto& [offset, change] : topic_changes()) {
+            if (change.leader == 3) return true;
+        }
+        return false;
+    });
     std::printf("  broker 3: shutdown at %lld, fenced at %lld, registered at %lld, unfenced at %lld; "
-                "%s-0 led by 1 at %lld, broker 3 in its ISR again at %lld\n",
+                "%s-0 led by 1 at %lld, broker 3 in its ISR again at %lld, led by 3 at %lld\n",
                 static_cast<long long>(shutdown.front().first),
                 static_cast<long long>(fenced.front().first),
                 static_cast<long long>(registered.back().first),
                 static_cast<long long>(unfenced.back().first), topic.c_str(),
                 static_cast<long long>(moved.front().first),
-                static_cast<long long>(grown.back().first));
+                static_cast<long long>(grown.back().first),
+                static_cast<long long>(topic_changes().back().first));
     EXPECT_TRUE(_rdkafka->delete_topic(topic).ok());
 }
 
