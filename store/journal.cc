@@ -1,8 +1,10 @@
 #include "store/journal.h"
 
+#include <algorithm>
 #include <cassert>
 #include <filesystem>
 
+#include <rocksdb/compaction_filter.h>
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
 #include <rocksdb/options.h>
@@ -10,6 +12,7 @@
 #include <rocksdb/write_batch.h>
 
 #include "events/event_check.h"
+#include "store/journal_index.h"
 #include "store/journal_record.h"
 #include "store/journal_rocks.h"
 #include "store/journal_samples.h"
@@ -67,7 +70,11 @@ rocksdb::Options db_options(const JournalOptions& options) {
 }
 
 Journal::Journal(std::string path, JournalOptions options)
-    : _path(std::move(path)), _options(options), _run(std::make_unique<RunBuilder>()) {}
+    : _path(std::move(path)),
+      _options(options),
+      _index_filter(index_floor_filter(&_first_seq)),
+      _run(std::make_unique<RunBuilder>()),
+      _index(std::make_unique<IndexBuilder>()) {}
 
 Journal::~Journal() {
     if (_db) {
@@ -158,10 +165,20 @@ Result<std::unique_ptr<Journal>> Journal::open(const std::string& path,
 
 Status Journal::open_db(bool read_only) {
     const rocksdb::Options o = db_options(_options);
-    const std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+    std::vector<rocksdb::ColumnFamilyDescriptor> families = {
         {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(o)},
         {snapshots_cf_name, rocksdb::ColumnFamilyOptions(o)},
     };
+    // A writable open creates the index's family when a journal written
+    // before it has none (recovery then builds it); a read-only one cannot.
+    std::vector<std::string> existing;
+    (void)rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(o), _path, &existing);
+    const bool has_index = std::find(existing.begin(), existing.end(), index_cf_name) != existing.end();
+    if (has_index || !read_only) {
+        rocksdb::ColumnFamilyOptions index_options(o);
+        index_options.compaction_filter = _index_filter.get();
+        families.emplace_back(index_cf_name, index_options);
+    }
     rocksdb::DB* db = nullptr;
     const rocksdb::Status status =
         read_only ? rocksdb::DB::OpenForReadOnly(rocksdb::DBOptions(o), _path, families, &_handles, &db)
@@ -170,6 +187,7 @@ Status Journal::open_db(bool read_only) {
     _db.reset(db);
     _events_cf = _handles[0];
     _snapshots_cf = _handles[1];
+    _index_cf = _handles.size() > 2 ? _handles[2] : nullptr;
     return {};
 }
 
@@ -253,7 +271,7 @@ Status Journal::recover() {
         // never reused for different state.
         _first_seq.store(snapshot_seq + 1, std::memory_order_release);
         _last_seq.store(snapshot_seq, std::memory_order_release);
-        return {};
+        return recover_index(snapshot_seq + 1, snapshot_seq);
     }
     if (first > 1 && snapshot_seq + 1 < first) {
         return make_error(ErrorCode::corruption,
@@ -280,7 +298,7 @@ Status Journal::recover() {
     }
     _first_seq.store(first, std::memory_order_release);
     _last_seq.store(last, std::memory_order_release);
-    return {};
+    return recover_index(first, last);
 }
 
 /// Visits every event in [from, to], checked, in order. Runs are found by
@@ -382,9 +400,11 @@ Result<uint64_t> Journal::append(std::span<events::Event> batch, const ShipRuns&
     };
     uint64_t seq = last;
     _run->clear();
+    _index->clear();
     for (events::Event& event : batch) {
         seq++;
         event.seq = seq;
+        _index->add(seq, event);
         if (_run->full()) put_run();
         if (auto* metrics = std::get_if<events::PartitionMetrics>(&event.body)) {
             // In place: the caller routes this event, and a replay must see
@@ -410,8 +430,14 @@ Result<uint64_t> Journal::append(std::span<events::Event> batch, const ShipRuns&
     return write(write_batch, last, seq, batch);
 }
 
+void Journal::put_index(rocksdb::WriteBatch& write_batch, uint64_t seq) {
+    _index->write_to(write_batch, _index_cf);
+    write_batch.Put(_index_cf, index_marker_key, encode_index_marker(seq));
+}
+
 Result<uint64_t> Journal::write(rocksdb::WriteBatch& write_batch, uint64_t last, uint64_t seq,
                                 std::span<events::Event> numbered) {
+    put_index(write_batch, seq);  // the events' postings, in the same atomic write
     rocksdb::WriteOptions write_options;
     write_options.sync = _options.sync;
     const rocksdb::Status status = _db->Write(write_options, &write_batch);
@@ -469,6 +495,7 @@ Result<std::vector<events::Event>> Journal::append_shipped(std::span<const Shipp
     uint64_t seq = last;
     rocksdb::WriteBatch write_batch;
     std::vector<events::Event> out;
+    _index->clear();
     for (const ShippedRun& run : runs) {
         Result<std::pair<uint64_t, uint64_t>> bounds = shipped_run_bounds(run);
         if (!bounds) return bounds.error();
@@ -490,6 +517,7 @@ Result<std::vector<events::Event>> Journal::append_shipped(std::span<const Shipp
         }
         Result<std::vector<events::Event>> decoded = decode_shipped_run({key, value});
         if (!decoded) return decoded.error();
+        for (const events::Event& event : *decoded) _index->add(event.seq, event);
         out.insert(out.end(), std::make_move_iterator(decoded->begin()), std::make_move_iterator(decoded->end()));
         write_batch.Put(_events_cf, key, value);
         seq = run_last;

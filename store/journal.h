@@ -13,6 +13,10 @@
 ///                              part's index as 4 (parts of ~1 MiB, each a
 ///                              record of its own; snapshots written before
 ///                              parts are one record under the 8 bytes)
+///   column family "partition_index": for each partition, the seqs of the
+///                              events about it, and for each action the
+///                              seqs of its outcomes, written in the
+///                              append's own WriteBatch (journal_index.h)
 /// Big-endian keys sort in sequence order, so a range read is one iterator
 /// walk and the newest snapshot is the last key of its family.
 ///
@@ -28,6 +32,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -42,6 +47,7 @@ namespace rocksdb {
 class DB;
 class Env;
 class ColumnFamilyHandle;
+class CompactionFilter;
 class SstFileWriter;
 class WriteBatch;
 }  // namespace rocksdb
@@ -218,6 +224,7 @@ Result<std::vector<events::Event>> decode_shipped_run(const ShippedRun& run);
 
 class Journal;
 class RunBuilder;  // journal_record.h
+class IndexBuilder;  // journal_index.h
 struct WalDamage;  // journal_wal.h
 struct Salvage;    // journal_repair.cc
 
@@ -377,6 +384,32 @@ public:
     /// Bytes the journal's files take on disk.
     uint64_t disk_size_bytes() const;
 
+    // ------------------------------------------------ the partition index
+    // What `ballast replay --explain` reads instead of the whole journal
+    // (journal_index.cc). A writable open brings the index up to the
+    // journal (catching up a tail, or rebuilding it when it is missing,
+    // damaged or past the journal's end) and says so in warnings(); a
+    // read-only open leaves it as it is, and it answers only when whole.
+
+    /// Whether the index answers; when not, an error (not_found) saying why.
+    Status index_status() const;
+    /// Seqs in [from, to] of the events about one partition: its
+    /// PartitionChanged events and every ActionsPlanned that names it (an
+    /// action, either side of a swap, a held action, an unfixable one).
+    /// Ascending; entries retention orphaned are left out.
+    Result<std::vector<uint64_t>> partition_seqs(const std::string& topic, int32_t partition, uint64_t from,
+                                                 uint64_t to) const;
+    /// Seqs in [from, to] of one action's outcomes (submitted, completed,
+    /// failed, timed out, cancelled), ascending.
+    Result<std::vector<uint64_t>> action_seqs(uint64_t action_id, uint64_t from, uint64_t to) const;
+    /// The events at `seqs` (ascending), every record checked as a scan
+    /// checks it.
+    Result<std::vector<events::Event>> read_seqs(std::span<const uint64_t> seqs) const;
+    /// A reader found the index wrong (an entry that does not read, or one
+    /// that names an event not about its key): from now on it does not
+    /// answer, and on a writable journal the next open rebuilds it.
+    void index_damaged(const std::string& why) const;
+
     const std::string& path() const { return _path; }
     const JournalOptions& options() const { return _options; }
 
@@ -385,12 +418,18 @@ private:
     Journal(std::string path, JournalOptions options);
 
     Status recover();
+    /// The index's part of recovery and its (re)build (journal_index.cc).
+    Status recover_index(uint64_t first, uint64_t last);
+    Status build_index(uint64_t from, uint64_t to, bool whole);
+    Result<std::vector<uint64_t>> index_seqs(const std::string& prefix, uint64_t from, uint64_t to) const;
     /// apply_retention's two steps (journal_retention.cc).
     Result<RetentionReport> cut_before(int64_t now_ms, const RetentionPolicy& policy);
     /// Writes an append's batch and makes seq last; on failure un-numbers
     /// `numbered`.
     Result<uint64_t> write(rocksdb::WriteBatch& write_batch, uint64_t last, uint64_t seq,
                            std::span<events::Event> numbered);
+    /// Adds the postings `_index` collected and the marker through `seq`.
+    void put_index(rocksdb::WriteBatch& write_batch, uint64_t seq);
     Result<uint64_t> thin_snapshots(int64_t spacing_ms);
     /// The snapshot at `seq` in whichever layout it was written.
     Result<Snapshot> read_snapshot_records(uint64_t seq) const;
@@ -418,12 +457,18 @@ private:
     std::unique_ptr<rocksdb::DB> _db;
     rocksdb::ColumnFamilyHandle* _events_cf = nullptr;    // owned by _db
     rocksdb::ColumnFamilyHandle* _snapshots_cf = nullptr;  // owned by _db
+    rocksdb::ColumnFamilyHandle* _index_cf = nullptr;      // owned by _db; null: a read-only journal without one
+    std::unique_ptr<rocksdb::CompactionFilter> _index_filter;  // drops what retention orphaned; reads _first_seq
     std::vector<rocksdb::ColumnFamilyHandle*> _handles;
     std::atomic<uint64_t> _first_seq{1};
     std::atomic<uint64_t> _last_seq{0};
     events::Encoder _encoder;  // the writer's; reused across appends
     std::unique_ptr<RunBuilder> _run;  // the writer's; its buffer reused across appends
     std::string _compact;  // the writer's: a compact samples record (journal_samples.h)
+    std::unique_ptr<IndexBuilder> _index;  // the writer's: an append's postings
+    mutable std::atomic<bool> _index_ok{false};
+    mutable std::mutex _index_mutex;
+    mutable std::string _index_problem;  // why the index does not answer; under _index_mutex
     std::vector<std::string> _warnings;
 };
 

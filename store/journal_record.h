@@ -96,6 +96,15 @@ inline void put_u32_le(std::string* out, uint32_t v) {
     for (int i = 0; i < 4; i++) out->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
 }
 
+/// LEB128: 7 bits a byte, low first, the high bit set on all but the last.
+inline void put_varint(std::string* out, uint64_t v) {
+    while (v >= 0x80) {
+        out->push_back(static_cast<char>((v & 0x7F) | 0x80));
+        v >>= 7;
+    }
+    out->push_back(static_cast<char>(v));
+}
+
 inline uint32_t get_u32_le(const char* p) {
     uint32_t v = 0;
     for (int i = 3; i >= 0; i--) v = (v << 8) | static_cast<uint8_t>(p[i]);

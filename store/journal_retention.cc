@@ -166,8 +166,9 @@ Result<RetentionReport> Journal::apply_retention(int64_t now_ms, const Retention
     // tombstone) holds every write-ahead log file written since it was last
     // flushed, appends and all, up to RocksDB's cap of 1 GiB: flushed here,
     // after each snapshot, it holds only what came since. An empty one is
-    // not flushed.
-    const rocksdb::Status flushed = _db->Flush(rocksdb::FlushOptions(), _snapshots_cf);
+    // not flushed. The partition index's memtable (a marker each append)
+    // holds them the same way and goes with it.
+    const rocksdb::Status flushed = _db->Flush(rocksdb::FlushOptions(), {_snapshots_cf, _index_cf});
     if (!flushed.ok()) return rocks_error("journal " + _path + ": retention: flushing the snapshots", flushed);
     return report;
 }

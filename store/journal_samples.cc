@@ -62,14 +62,6 @@ bool size_code_of(uint64_t bytes, uint16_t* code) {
     return bytes <= exact_integer_max && code_of(static_cast<double>(bytes), code);
 }
 
-void put_varint(std::string* out, uint64_t v) {
-    while (v >= 0x80) {
-        out->push_back(static_cast<char>((v & 0x7F) | 0x80));
-        v >>= 7;
-    }
-    out->push_back(static_cast<char>(v));
-}
-
 uint64_t zigzag(int64_t v) {
     return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
 }

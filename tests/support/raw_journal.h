@@ -8,6 +8,7 @@
 /// unless `mutate_run` damages the framing. The journal must not be open
 /// elsewhere.
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -27,10 +28,16 @@ class RawJournal {
 public:
     explicit RawJournal(const std::string& path) {
         rocksdb::Options options;
-        const std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+        std::vector<rocksdb::ColumnFamilyDescriptor> families = {
             {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions()},
             {"snapshots", rocksdb::ColumnFamilyOptions()},
         };
+        // The partition index, when the journal has one (every family must be opened).
+        std::vector<std::string> existing;
+        (void)rocksdb::DB::ListColumnFamilies(options, path, &existing);
+        if (std::find(existing.begin(), existing.end(), "partition_index") != existing.end()) {
+            families.emplace_back("partition_index", rocksdb::ColumnFamilyOptions());
+        }
         rocksdb::DB* db = nullptr;
         _status = rocksdb::DB::Open(options, path, families, &_handles, &db);
         _db.reset(db);
@@ -138,6 +145,26 @@ public:
         _db->Put(sync(), family(true), key, value);
     }
     void remove_snapshot_key(const std::string& key) { _db->Delete(sync(), family(true), key); }
+
+    /// The partition index's keys and values (store/journal_index.h), in
+    /// key order; empty when the journal has none.
+    std::vector<std::pair<std::string, std::string>> index_entries() {
+        std::vector<std::pair<std::string, std::string>> out;
+        if (_handles.size() < 3) return out;
+        std::unique_ptr<rocksdb::Iterator> it(_db->NewIterator(rocksdb::ReadOptions(), _handles[2]));
+        for (it->SeekToFirst(); it->Valid(); it->Next()) out.emplace_back(it->key().ToString(), it->value().ToString());
+        return out;
+    }
+    void put_index(const std::string& key, const std::string& value) { _db->Put(sync(), _handles.at(2), key, value); }
+    void remove_index(const std::string& key) { _db->Delete(sync(), _handles.at(2), key); }
+    /// Drops the index's column family: the journal as a build before the
+    /// index wrote it.
+    void drop_index() {
+        ASSERT_EQ(_handles.size(), 3u) << "the journal has no partition index";
+        ASSERT_TRUE(_db->DropColumnFamily(_handles[2]).ok());
+        _db->DestroyColumnFamilyHandle(_handles[2]);
+        _handles.pop_back();
+    }
 
 private:
     /// The run that holds a seq, its records by seq.

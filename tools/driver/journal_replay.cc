@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <mutex>
 
 namespace ballast::driver {
 
@@ -9,6 +10,20 @@ namespace {
 /// Events per batch handed to the engine.
 constexpr uint64_t replay_batch_events = 10'000;
 }  // namespace
+
+events::Result<std::optional<uint64_t>> oldest_replay_snapshot(const store::Journal& j) {
+    if (j.first_seq() <= 1) return std::optional<uint64_t>();
+    // Retention removed the beginning: start at the oldest snapshot that
+    // the remaining events follow.
+    events::Result<std::vector<uint64_t>> seqs = j.snapshot_seqs();
+    if (!seqs) return seqs.error();
+    for (const uint64_t seq : *seqs) {
+        if (seq + 1 >= j.first_seq()) return std::optional<uint64_t>(seq);
+    }
+    return events::make_error(events::ErrorCode::corruption,
+                              "journal " + j.path() + " starts at seq " + std::to_string(j.first_seq()) +
+                                  " but holds no snapshot to start a replay from");
+}
 
 events::Result<ReplaySource> open_replay_source(const std::string& path, ReplayStart start,
                                                 uint64_t to) {
@@ -26,23 +41,10 @@ events::Result<ReplaySource> open_replay_source(const std::string& path, ReplayS
         events::Result<std::optional<store::Snapshot>> newest = j.newest_snapshot();
         if (!newest) return newest.error();
         if (newest->has_value()) snapshot_seq = (*newest)->seq;
-    } else if (j.first_seq() > 1) {
-        // Retention removed the beginning: start at the oldest snapshot that
-        // the remaining events follow.
-        events::Result<std::vector<uint64_t>> seqs = j.snapshot_seqs();
-        if (!seqs) return seqs.error();
-        for (const uint64_t seq : *seqs) {
-            if (seq + 1 >= j.first_seq()) {
-                snapshot_seq = seq;
-                break;
-            }
-        }
-        if (!snapshot_seq) {
-            return events::make_error(events::ErrorCode::corruption,
-                                      "journal " + path + " starts at seq " +
-                                          std::to_string(j.first_seq()) +
-                                          " but holds no snapshot to start a replay from");
-        }
+    } else {
+        events::Result<std::optional<uint64_t>> oldest = oldest_replay_snapshot(j);
+        if (!oldest) return oldest.error();
+        snapshot_seq = *oldest;
     }
     if (snapshot_seq) {
         events::Result<store::Snapshot> stored = j.read_snapshot(*snapshot_seq);
@@ -73,6 +75,30 @@ events::Status feed_journal(actors::Engine& engine, const ReplaySource& source,
         if (progress) progress(to - source.from + 1, total);
     }
     return engine.wait_idle();
+}
+
+events::Result<std::vector<events::Event>> replay_decisions(const ReplaySource& source,
+                                                            const std::vector<std::string>& overrides,
+                                                            const std::function<void(uint64_t, uint64_t)>& progress) {
+    struct Decisions {
+        std::mutex mutex;
+        std::vector<events::Event> plans;  // ActionsPlanned, in order
+    };
+    auto decisions = std::make_shared<Decisions>();
+    actors::EngineOptions engine_options;
+    engine_options.overrides = overrides;
+    engine_options.replay_from = source.start ? &*source.start : nullptr;
+    engine_options.on_decision = [decisions](const events::Event& e) {
+        if (!std::holds_alternative<events::ActionsPlanned>(e.body)) return;
+        std::lock_guard<std::mutex> lock(decisions->mutex);
+        decisions->plans.push_back(e);
+    };
+    events::Result<std::unique_ptr<actors::Engine>> engine = actors::Engine::start(engine_options);
+    if (!engine) return engine.error();
+    if (events::Status fed = feed_journal(**engine, source, progress); !fed) return fed.error();
+    (*engine)->stop();
+    std::lock_guard<std::mutex> lock(decisions->mutex);
+    return std::move(decisions->plans);
 }
 
 events::Result<std::vector<events::Event>> journaled_plans(const ReplaySource& source) {

@@ -32,6 +32,18 @@ enum class ReplayStart { oldest, newest };
 events::Result<ReplaySource> open_replay_source(const std::string& path, ReplayStart start,
                                                 uint64_t to);
 
+/// The snapshot a replay of the whole journal starts from: none when the
+/// journal starts at seq 1, else the oldest that the events follow (an
+/// error when there is none).
+events::Result<std::optional<uint64_t>> oldest_replay_snapshot(const store::Journal& journal);
+
+/// Feeds the source through a fresh engine (with `overrides`, "key=value",
+/// changing its settings) and returns the ActionsPlanned it decided, in
+/// order; `progress` as for feed_journal.
+events::Result<std::vector<events::Event>> replay_decisions(const ReplaySource& source,
+                                                            const std::vector<std::string>& overrides,
+                                                            const std::function<void(uint64_t, uint64_t)>& progress);
+
 /// Feeds source.from..source.to into `engine` in batches; `progress(done,
 /// total)` is called after each batch.
 events::Status feed_journal(actors::Engine& engine, const ReplaySource& source,
