@@ -4,7 +4,8 @@
 /// opening and recovery; even rounds timed from the journal being open, so
 /// that they land in appends however slow the machine is to open it), and
 /// after each kill reopen the journal and check that every acknowledged
-/// event is intact, numbering is dense, and no batch was half written. The child binary comes from $BALLAST_JOURNAL_WRITER (meson
+/// event is intact, numbering is dense, no batch was half written, and the
+/// partition index holds exactly the events that survived. The child binary comes from $BALLAST_JOURNAL_WRITER (meson
 /// sets it); the seed from $BALLAST_CRASH_SEED (default 1).
 
 #include <gtest/gtest.h>
@@ -25,6 +26,7 @@
 #include <thread>
 
 #include "store/journal.h"
+#include "tests/support/index_check.h"
 #include "tests/support/sample_events.h"
 #include "tests/support/temp_dir.h"
 
@@ -162,6 +164,8 @@ TEST(JournalCrash, SurvivesFiftySigkills) {
         for (uint64_t seq = 1; seq <= last; seq++) {
             ASSERT_EQ((*all)[seq - 1], testing::sample_event_at(seq)) << "seq " << seq;
         }
+        // The partition index went with the events, exactly.
+        testing::expect_index_matches(**journal, *all);
         acked_before = last;
     }
     // The test means something only if the writer got to write.

@@ -7,6 +7,7 @@
 /// some append (a prefix of whole batches, exactly what was written): the
 /// newest appends are lost, at worst all since the last memtable flush, as
 /// the setting's description says.
+/// The partition index kept in the same writes survives exactly as they do.
 /// Seed: $BALLAST_CRASH_SEED (default 1).
 
 #include <gtest/gtest.h>
@@ -22,6 +23,7 @@
 
 #include "store/journal.h"
 #include "store/power_cut_fs.h"
+#include "tests/support/index_check.h"
 #include "tests/support/sample_events.h"
 #include "tests/support/temp_dir.h"
 
@@ -99,6 +101,7 @@ uint64_t check_survivors(const std::string& path, const CutRound& round, uint64_
             break;
         }
     }
+    testing::expect_index_matches(**journal, *all);
     return last;
 }
 
