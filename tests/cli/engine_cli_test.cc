@@ -94,6 +94,17 @@ TEST(EngineCli, ExplainListsTheDecisionsAboutOnePartition) {
     EXPECT_TRUE(contains(explain.out, "metadata: replicas [")) << explain.out;
     EXPECT_TRUE(contains(explain.out, "submitted (attempt 1)")) << explain.out;
 
+    // Read from the partition index, it is what deciding again through a
+    // fresh engine says, to the byte.
+    Outcome full = ballast("replay --journal " + (dir / "j") + " --explain " + name + " --full-replay");
+    EXPECT_EQ(full.exit_code, 0) << full.out;
+    auto answer = [&](const std::string& out) {
+        const size_t from = out.find(name + ": every decision about it");
+        return from == std::string::npos ? std::string() : out.substr(from);
+    };
+    EXPECT_FALSE(answer(explain.out).empty());
+    EXPECT_EQ(answer(explain.out), answer(full.out));
+
     Outcome bad = ballast("replay --journal " + (dir / "j") + " --explain orders");
     EXPECT_EQ(bad.exit_code, 1);
     EXPECT_TRUE(contains(bad.out, "expected TOPIC-PARTITION")) << bad.out;
