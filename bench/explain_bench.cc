@@ -29,6 +29,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -58,6 +59,7 @@ struct BuiltJournal {
     ballast::testing::TempDir dir;
     std::string path;
     uint64_t events = 0;
+    uint64_t disk_bytes = 0;  // when built, logs included
     std::vector<int32_t> moved;  // partitions of "storm" that a round moved
 };
 
@@ -132,6 +134,7 @@ const BuiltJournal& built() {
             time_ms += 2;  // 500,000 events/s
         }
         out->events = j.last_seq();
+        out->disk_bytes = j.disk_size_bytes();
         return out;
     }();
     return *journal;
@@ -150,75 +153,54 @@ int32_t partition_of(const BuiltJournal& j, int64_t i) {
                       : static_cast<int32_t>((i * 7919) % partitions);
 }
 
-void report(benchmark::State& state, const BuiltJournal& j, uint64_t events_read, int64_t answers) {
-    state.counters["journal_events"] = static_cast<double>(j.events);
-    state.counters["events_read_per_answer"] = static_cast<double>(events_read) / static_cast<double>(answers);
-}
-
-void BM_ExplainOpen(benchmark::State& state) {
-    const BuiltJournal& j = built();
+std::unique_ptr<Journal> open_read_only(const BuiltJournal& j) {
     ballast::store::JournalOptions options;
     options.read_only = true;
     options.verify_tail = false;
     auto journal = Journal::open(j.path, options);
-    if (!journal) {
-        state.SkipWithError(journal.error().message.c_str());
-        return;
-    }
+    if (!journal) fail(journal.error());
+    return std::move(*journal);
+}
+
+/// Times `explain(partition)` over the partitions partition_of gives; with
+/// `from_index`, an answer the index did not give stops the benchmark.
+void explain_loop(benchmark::State& state, const BuiltJournal& j, bool from_index,
+                  const std::function<ballast::events::Result<Explanation>(const ExplainRequest&)>& explain) {
     uint64_t read = 0;
     int64_t i = 0;
     for (auto _ : state) {
-        auto answer = ballast::driver::explain_partition(**journal, request_for(partition_of(j, i++)));
-        if (!answer || answer->how.rfind("partition index", 0) != 0) {
+        auto answer = explain(request_for(partition_of(j, i++)));
+        if (!answer || (from_index && answer->how.rfind("partition index", 0) != 0)) {
             state.SkipWithError(answer ? answer->how.c_str() : answer.error().message.c_str());
             return;
         }
         read += answer->events_read;
         benchmark::DoNotOptimize(answer->text.data());
     }
-    report(state, j, read, i);
+    state.counters["journal_events"] = static_cast<double>(j.events);
+    state.counters["journal_disk_bytes"] = static_cast<double>(j.disk_bytes);
+    state.counters["events_read_per_answer"] = static_cast<double>(read) / static_cast<double>(i);
+}
+
+void BM_ExplainOpen(benchmark::State& state) {
+    const BuiltJournal& j = built();
+    std::unique_ptr<Journal> journal = open_read_only(j);
+    explain_loop(state, j, true, [&](const ExplainRequest& r) { return ballast::driver::explain_partition(*journal, r); });
 }
 BENCHMARK(BM_ExplainOpen)->Unit(benchmark::kMillisecond)->Iterations(40);
 
 void BM_ExplainCold(benchmark::State& state) {
     const BuiltJournal& j = built();
-    uint64_t read = 0;
-    int64_t i = 0;
-    for (auto _ : state) {
-        auto answer = ballast::driver::explain_partition(j.path, request_for(partition_of(j, i++)));
-        if (!answer || answer->how.rfind("partition index", 0) != 0) {
-            state.SkipWithError(answer ? answer->how.c_str() : answer.error().message.c_str());
-            return;
-        }
-        read += answer->events_read;
-    }
-    report(state, j, read, i);
+    explain_loop(state, j, true, [&](const ExplainRequest& r) { return ballast::driver::explain_partition(j.path, r); });
 }
 BENCHMARK(BM_ExplainCold)->Unit(benchmark::kMillisecond)->Iterations(10);
 
 void BM_ExplainScan(benchmark::State& state) {
     const BuiltJournal& j = built();
-    ballast::store::JournalOptions options;
-    options.read_only = true;
-    options.verify_tail = false;
-    auto journal = Journal::open(j.path, options);
-    if (!journal) {
-        state.SkipWithError(journal.error().message.c_str());
-        return;
-    }
+    std::unique_ptr<Journal> journal = open_read_only(j);
     // Marked wrong, the index stops answering: every answer is a scan.
-    (*journal)->index_damaged("the benchmark measures the scan");
-    uint64_t read = 0;
-    int64_t i = 0;
-    for (auto _ : state) {
-        auto answer = ballast::driver::explain_partition(**journal, request_for(partition_of(j, i++)));
-        if (!answer) {
-            state.SkipWithError(answer.error().message.c_str());
-            return;
-        }
-        read += answer->events_read;
-    }
-    report(state, j, read, i);
+    journal->index_damaged("the benchmark measures the scan");
+    explain_loop(state, j, false, [&](const ExplainRequest& r) { return ballast::driver::explain_partition(*journal, r); });
 }
 BENCHMARK(BM_ExplainScan)->Unit(benchmark::kMillisecond)->Iterations(1);
 

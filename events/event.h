@@ -318,6 +318,17 @@ struct Event {
     bool operator==(const Event&) const = default;
 };
 
+/// The action an execution outcome (submitted, completed, failed, timed
+/// out, cancelled) is about; nullopt for any other event.
+inline std::optional<uint64_t> outcome_action_id(const Event& event) {
+    return std::visit(
+        [](const auto& body) -> std::optional<uint64_t> {
+            if constexpr (requires { body.action_id; }) return body.action_id;
+            return std::nullopt;
+        },
+        event.body);
+}
+
 /// "broker_registered", ...; the names `ballast log --type` accepts.
 const char* type_name(EventType type);
 std::optional<EventType> type_from_name(std::string_view name);

@@ -57,6 +57,12 @@ rocksdb::Options db_options(const JournalOptions& options) {
     // RSS is ~0.7 GiB.
     o.write_buffer_size = 64 << 20;
     o.max_write_buffer_number = 2;
+    // A log file goes once every memtable holding writes from it is flushed;
+    // the partition index's fills slowly and would hold every log (up to
+    // 1.5 GiB, which an open replays: 10 s at 10M storm events). Past this
+    // total RocksDB flushes what holds the oldest log: the index's and the
+    // snapshots' small memtables, never the events' two, whose logs fit.
+    o.max_total_wal_size = 192 << 20;
     // LZ4 rather than the default Snappy: a scan decompresses every block it
     // reads, and LZ4 does that faster for about the same size (~37 MB per
     // million ~150-byte events). 16 KiB blocks rather than 4 KiB: a quarter of
@@ -430,10 +436,6 @@ Result<uint64_t> Journal::append(std::span<events::Event> batch, const ShipRuns&
     return write(write_batch, last, seq, batch);
 }
 
-void Journal::put_index(rocksdb::WriteBatch& write_batch, uint64_t seq) {
-    _index->write_to(write_batch, _index_cf);
-    write_batch.Put(_index_cf, index_marker_key, encode_index_marker(seq));
-}
 
 Result<uint64_t> Journal::write(rocksdb::WriteBatch& write_batch, uint64_t last, uint64_t seq,
                                 std::span<events::Event> numbered) {
@@ -517,12 +519,12 @@ Result<std::vector<events::Event>> Journal::append_shipped(std::span<const Shipp
         }
         Result<std::vector<events::Event>> decoded = decode_shipped_run({key, value});
         if (!decoded) return decoded.error();
-        for (const events::Event& event : *decoded) _index->add(event.seq, event);
         out.insert(out.end(), std::make_move_iterator(decoded->begin()), std::make_move_iterator(decoded->end()));
         write_batch.Put(_events_cf, key, value);
         seq = run_last;
     }
     if (seq == last) return out;
+    for (const events::Event& event : out) _index->add(event.seq, event);  // refers to `out`, now in place
     if (Result<uint64_t> written = write(write_batch, last, seq, {}); !written) return written.error();
     return out;
 }

@@ -157,50 +157,45 @@ void IndexBuilder::add(uint64_t seq, const events::Event& event) {
     switch (event.type()) {
         case events::EventType::partition_changed: {
             const auto& c = std::get<events::PartitionChanged>(event.body);
-            post(partition_index_prefix(c.topic, c.partition), seq);
+            post_partition(c.topic, c.partition, seq);
             return;
         }
         case events::EventType::actions_planned: {
             const auto& p = std::get<events::ActionsPlanned>(event.body);
             auto action = [&](const events::Action& a) {
-                post(partition_index_prefix(a.topic, a.partition), seq);
-                if (a.kind == events::ActionKind::swap) post(partition_index_prefix(a.swap_topic, a.swap_partition), seq);
+                post_partition(a.topic, a.partition, seq);
+                if (a.kind == events::ActionKind::swap) post_partition(a.swap_topic, a.swap_partition, seq);
             };
             for (const events::Action& a : p.actions) action(a);
             for (const events::HeldAction& h : p.held) action(h.action);
             for (const events::Unfixable& u : p.unfixable) {
-                if (!u.topic.empty()) post(partition_index_prefix(u.topic, u.partition), seq);
+                if (!u.topic.empty()) post_partition(u.topic, u.partition, seq);
             }
             return;
         }
-        case events::EventType::action_submitted:
-            post(action_index_prefix(std::get<events::ActionSubmitted>(event.body).action_id), seq);
+        default:
+            // An outcome: every event about one action carries its id.
+            if (const std::optional<uint64_t> id = events::outcome_action_id(event)) {
+                _postings.push_back({true, {}, *id, seq});
+            }
             return;
-        case events::EventType::action_completed:
-            post(action_index_prefix(std::get<events::ActionCompleted>(event.body).action_id), seq);
-            return;
-        case events::EventType::action_failed:
-            post(action_index_prefix(std::get<events::ActionFailed>(event.body).action_id), seq);
-            return;
-        case events::EventType::action_timed_out:
-            post(action_index_prefix(std::get<events::ActionTimedOut>(event.body).action_id), seq);
-            return;
-        case events::EventType::action_cancelled:
-            post(action_index_prefix(std::get<events::ActionCancelled>(event.body).action_id), seq);
-            return;
-        default: return;
     }
 }
 
 void IndexBuilder::write_to(rocksdb::WriteBatch& batch, rocksdb::ColumnFamilyHandle* cf) {
     std::sort(_postings.begin(), _postings.end());
     for (size_t i = 0; i < _postings.size();) {
+        const Posting& first = _postings[i];
         size_t end = i;
         _seqs.clear();
-        for (; end < _postings.size() && _postings[end].first == _postings[i].first; end++) {
-            if (_seqs.empty() || _seqs.back() != _postings[end].second) _seqs.push_back(_postings[end].second);
+        for (; end < _postings.size() && _postings[end].action == first.action && _postings[end].id == first.id &&
+               _postings[end].topic == first.topic;
+             end++) {
+            if (_seqs.empty() || _seqs.back() != _postings[end].seq) _seqs.push_back(_postings[end].seq);
         }
-        auto [key, value] = encode_index_entry(_postings[i].first, _seqs);
+        const std::string prefix = first.action ? action_index_prefix(first.id)
+                                                : partition_index_prefix(first.topic, static_cast<int32_t>(first.id));
+        auto [key, value] = encode_index_entry(prefix, _seqs);
         batch.Put(cf, key, value);
         i = end;
     }
@@ -211,6 +206,11 @@ std::unique_ptr<rocksdb::CompactionFilter> index_floor_filter(const std::atomic<
 }
 
 // ---------------------------------------------------------------- Journal
+
+void Journal::put_index(rocksdb::WriteBatch& write_batch, uint64_t seq) {
+    _index->write_to(write_batch, _index_cf);
+    write_batch.Put(_index_cf, index_marker_key, encode_index_marker(seq));
+}
 
 Status Journal::index_status() const {
     if (_index_ok.load(std::memory_order_acquire)) return {};
@@ -307,15 +307,18 @@ Status Journal::build_index(uint64_t from, uint64_t to, bool whole) {
         if (!cleared.ok()) return rocks_error("clearing the partition index", cleared);
     }
     IndexBuilder builder;
+    std::vector<events::Event> indexed;  // what the builder's postings refer to
     for (uint64_t chunk = from; chunk <= to; chunk += rebuild_chunk_events) {
         const uint64_t chunk_to = std::min(to, chunk + rebuild_chunk_events - 1);
         builder.clear();
-        const Status scanned = scan(chunk, chunk_to, [&](uint64_t seq, std::span<const uint8_t> bytes) {
+        indexed.clear();
+        const Status scanned = scan(chunk, chunk_to, [&](uint64_t, std::span<const uint8_t> bytes) {
             const auto& event = events::view(bytes);
-            if (indexed_type(events::header(event).type)) builder.add(seq, events::from_flatbuffer(event));
+            if (indexed_type(events::header(event).type)) indexed.push_back(events::from_flatbuffer(event));
             return true;
         });
         if (!scanned) return scanned;
+        for (const events::Event& event : indexed) builder.add(event.seq, event);
         rocksdb::WriteBatch batch;
         builder.write_to(batch, _index_cf);
         if (const rocksdb::Status written = _db->Write(write_options, &batch); !written.ok()) {

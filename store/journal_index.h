@@ -61,7 +61,10 @@ bool decode_index_marker(std::string_view value, uint64_t* through_seq);
 bool indexed_type(events::EventType type);
 
 /// Collects the postings of the events of one append (or a rebuild's chunk)
-/// and writes them as entries.
+/// and writes them as entries. A posting refers to its event's topic: the
+/// events must stay where they are until write_to. No string is made per
+/// event, only one key per entry (an append of 1,000 partition changes
+/// would otherwise allocate and sort 1,000 keys).
 class IndexBuilder {
 public:
     /// Notes what `event` (numbered `seq`) concerns: the partition a
@@ -75,8 +78,17 @@ public:
     void clear() { _postings.clear(); }
 
 private:
-    void post(std::string prefix, uint64_t seq) { _postings.emplace_back(std::move(prefix), seq); }
-    std::vector<std::pair<std::string, uint64_t>> _postings;
+    struct Posting {
+        bool action = false;     // an action's outcome, else a partition's event
+        std::string_view topic;  // a partition's
+        uint64_t id = 0;         // the partition, or the action id
+        uint64_t seq = 0;
+        auto operator<=>(const Posting&) const = default;
+    };
+    void post_partition(std::string_view topic, int32_t partition, uint64_t seq) {
+        _postings.push_back({false, topic, static_cast<uint32_t>(partition), seq});
+    }
+    std::vector<Posting> _postings;
     std::vector<uint64_t> _seqs;  // reused by write_to
 };
 

@@ -109,7 +109,7 @@ struct RemoveFiles {
 /// ingestion would otherwise flush it while holding the appends); the
 /// snapshots' memtable always is: it is small (a snapshot of 4 MiB or more
 /// is a table file), and left unflushed it keeps every write-ahead log file
-/// since its last flush on disk (up to RocksDB's cap, 1 GiB here).
+/// since its last flush on disk (up to the journal's bound on the logs, `max_total_wal_size`).
 ///
 /// Then the space comes back, which a delete alone does not give: RocksDB
 /// drops deleted data only when a compaction rewrites the files holding it,
@@ -164,7 +164,7 @@ Result<RetentionReport> Journal::apply_retention(int64_t now_ms, const Retention
     }
     // The snapshots' memtable (a snapshot under 4 MiB, a thinning's
     // tombstone) holds every write-ahead log file written since it was last
-    // flushed, appends and all, up to RocksDB's cap of 1 GiB: flushed here,
+    // flushed, appends and all, up to the bound on the logs: flushed here,
     // after each snapshot, it holds only what came since. An empty one is
     // not flushed. The partition index's memtable (a marker each append)
     // holds them the same way and goes with it.

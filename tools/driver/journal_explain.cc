@@ -158,20 +158,6 @@ bool outcome_type(events::EventType type) {
            type == events::EventType::action_cancelled;
 }
 
-std::optional<uint64_t> outcome_action(const events::Event& e) {
-    return std::visit(
-        [](const auto& body) -> std::optional<uint64_t> {
-            using T = std::decay_t<decltype(body)>;
-            if constexpr (std::is_same_v<T, events::ActionSubmitted> || std::is_same_v<T, events::ActionCompleted> ||
-                          std::is_same_v<T, events::ActionFailed> || std::is_same_v<T, events::ActionTimedOut> ||
-                          std::is_same_v<T, events::ActionCancelled>) {
-                return body.action_id;
-            }
-            return std::nullopt;
-        },
-        e.body);
-}
-
 /// Where a replay of `journal` starts and ends (open_replay_source's
 /// bounds, without reading the snapshot).
 events::Result<std::pair<uint64_t, uint64_t>> explain_bounds(const store::Journal& journal, uint64_t to) {
@@ -256,7 +242,7 @@ events::Result<std::optional<Explanation>> explain_by_index(const store::Journal
     if (!outcomes) return outcomes.error();
     read += outcomes->size();
     for (events::Event& e : *outcomes) {
-        const std::optional<uint64_t> id = outcome_action(e);
+        const std::optional<uint64_t> id = events::outcome_action_id(e);
         if (!id || !action_ids.count(*id)) {
             journal.index_damaged("seq " + std::to_string(e.seq) + " is indexed as an outcome of an action it is not about");
             return std::optional<Explanation>();
