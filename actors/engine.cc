@@ -500,14 +500,39 @@ events::Status Engine::wait_idle() {
 namespace ballast::actors {
 
 events::Result<DecisionPtr> Engine::plan_now() {
-    if (events::Status idle = wait_idle(); !idle) return idle.error();
+    // The router refuses a dry run while events wait (runtime_error): beside
+    // a live stream a Tick can come between the idle and the request. On
+    // the caller's thread nothing comes between them.
+    constexpr int busy_tries_max = 100;
+    for (int attempt = 1;; attempt++) {
+        if (events::Status idle = wait_idle(); !idle) return idle.error();
+        caf::scoped_actor self{*_system};
+        events::Result<DecisionPtr> result = make_error(ErrorCode::io_error, "no answer");
+        bool busy = false;
+        auto answer = self->request(*_router, caf::infinite, plan_atom::value);
+        run_actors();
+        answer.receive([&](const DecisionPtr& decision) { result = decision; },
+                       [&](caf::error& error) {
+                           busy = error == caf::sec::runtime_error && !_caller_thread && attempt < busy_tries_max;
+                           result = make_error(ErrorCode::conflict, "plan: " + _system->render(error));
+                       });
+        if (!busy) return result;
+    }
+}
+
+events::Result<EngineStatusPtr> Engine::status(int64_t timeout_ms) {
+    if (!_system) return make_error(ErrorCode::conflict, "engine is stopped");
+    if (events::Status failed = check_failed(); !failed) return failed.error();
     caf::scoped_actor self{*_system};
-    events::Result<DecisionPtr> result = make_error(ErrorCode::io_error, "no answer");
-    auto answer = self->request(*_router, caf::infinite, plan_atom::value);
+    events::Result<EngineStatusPtr> result = make_error(ErrorCode::io_error, "no answer");
+    auto answer = self->request(*_router, std::chrono::milliseconds(timeout_ms), status_atom::value);
     run_actors();
-    answer.receive([&](const DecisionPtr& decision) { result = decision; },
+    answer.receive([&](const EngineStatusPtr& status) { result = status; },
                    [&](caf::error& error) {
-                       result = make_error(ErrorCode::conflict, "plan: " + _system->render(error));
+                       result = make_error(ErrorCode::io_error,
+                                           error == caf::sec::request_timeout
+                                               ? "the engine did not answer within " + std::to_string(timeout_ms) + " ms"
+                                               : "engine status: " + _system->render(error));
                    });
     return result;
 }

@@ -22,6 +22,7 @@
 
 #include "actors/admin_port.h"
 #include "actors/engine_snapshot.h"
+#include "actors/engine_status.h"
 #include "actors/ha_ports.h"
 #include "actors/router_actor.h"
 #include "events/config.h"
@@ -156,8 +157,17 @@ public:
     events::Status wait_idle();
 
     /// `ballast plan`: waits for idle, then runs a planning round as of
-    /// everything routed, changing nothing (no journal, no executor).
+    /// everything routed, changing nothing (no journal, no executor). Beside
+    /// a live stream (CAF's threads) events may come between the idle and the
+    /// round: it waits for idle again, a bounded number of times.
     events::Result<DecisionPtr> plan_now();
+
+    /// What the engine says of itself (engine_status.h), asked of its actors
+    /// by request; from any thread with CAF's threads, from the caller's
+    /// (where every other call is made) without. Waits for nothing but the
+    /// answers: an actor that does not answer within `timeout_ms` (a round
+    /// at a million partitions takes about half a second) is an error.
+    events::Result<EngineStatusPtr> status(int64_t timeout_ms = 10'000);
 
     /// Stops the actors; the journal stays as it is. Called by the destructor.
     void stop();

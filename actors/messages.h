@@ -51,6 +51,7 @@ using idle_atom = caf::atom_constant<caf::atom("idle")>;          // engine -> r
 using adopt_atom = caf::atom_constant<caf::atom("adopt")>;        // engine -> executor: after recovery
 using follow_atom = caf::atom_constant<caf::atom("follow")>;    // engine -> journal: a leader's runs (standby)
 using epoch_atom = caf::atom_constant<caf::atom("epoch")>;        // partition shard -> router: epoch applied
+using status_atom = caf::atom_constant<caf::atom("status")>;      // engine -> router -> scheduler: what is your state?
 
 using EventBatch = std::vector<events::Event>;
 using BatchPtr = std::shared_ptr<const EventBatch>;

@@ -5,6 +5,7 @@
 #include <caf/all.hpp>
 
 #include "actors/broker_actor.h"
+#include "actors/engine_status.h"
 #include "actors/journal_actor.h"
 #include "actors/partition_shard.h"
 #include "actors/router_routing.h"
@@ -498,6 +499,43 @@ caf::behavior router_actor(caf::stateful_actor<RouterState>* self, RouterSetup s
             caf::response_promise promise = self->make_response_promise();
             st.idle_waiters.push_back(promise);
             deliver_idle(self);
+            return promise;
+        },
+        // Engine::status: the router's own part now, the brokers', the
+        // executor's and the scheduler's as each answers (read-only requests,
+        // the same the barrier makes; routing goes on meanwhile).
+        [=](status_atom) {
+            RouterState& st = self->state;
+            auto status = std::make_shared<EngineStatus>();
+            status->router = st.memory;
+            status->config = st.config;
+            status->topics = static_cast<uint32_t>(st.topics.size());
+            status->partitions = st.slot_of.size();
+            caf::response_promise promise = self->make_response_promise();
+            auto waiting = std::make_shared<size_t>(st.brokers.size() + 2);  // + executor + scheduler
+            auto answered = [status, waiting, promise]() mutable {
+                if (--*waiting > 0) return;
+                std::sort(status->brokers.begin(), status->brokers.end(),
+                          [](const BrokerRecord& x, const BrokerRecord& y) { return x.id < y.id; });
+                promise.deliver(EngineStatusPtr(status));
+            };
+            for (auto& [id, actor] : st.brokers) {
+                self->request(actor, caf::infinite, barrier_atom::value)
+                    .then([=](const BrokerRecord& record) mutable {
+                        status->brokers.push_back(record);
+                        answered();
+                    });
+            }
+            self->request(st.executor, caf::infinite, barrier_atom::value)
+                .then([=](const ExecutorViewPtr& view) mutable {
+                    status->in_flight = view->inflight;
+                    answered();
+                });
+            self->request(st.scheduler, caf::infinite, status_atom::value)
+                .then([=](const SchedulerMemory& memory) mutable {
+                    status->scheduler = memory;
+                    answered();
+                });
             return promise;
         },
     };

@@ -310,6 +310,9 @@ bool route(RouterSelf* self, const events::Event& e) {
                 to_scheduler(self, e);
                 self->send(st.executor, control_atom::value, st.settings.executor);
             } else if constexpr (std::is_same_v<T, events::OperatorCommand>) {
+                // The operator asked for a round now: at the next Tick, as
+                // after a broker change (a replay plans it at the same place).
+                if (body.command == events::CommandKind::rebalance) m.brokers_changed = true;
                 to_scheduler(self, e);
                 to_executor(self, e);
             } else if constexpr (std::is_same_v<T, events::LeadershipAcquired>) {

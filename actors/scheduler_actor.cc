@@ -343,6 +343,7 @@ void on_command(SchedulerState& st, const events::OperatorCommand& c) {
             st.structure_dirty = true;
             break;
         case events::CommandKind::cancel_actions: break;  // the executor's
+        case events::CommandKind::rebalance: break;       // the router's: a round at the next Tick
     }
 }
 
@@ -419,6 +420,8 @@ caf::behavior scheduler_actor(caf::stateful_actor<SchedulerState>* self, const P
             draft->scheduler = st.memory;
             return SnapshotPtr(draft);
         },
+        // Engine::status: this actor's memory, as of what it has applied.
+        [=](status_atom) -> SchedulerMemory { return self->state.memory; },
     };
 }
 

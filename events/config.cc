@@ -293,6 +293,11 @@ Result<Config::Value> Config::parse_value(const KeySpec& spec, std::string_view 
             if (text.empty() && !spec.allow_empty) {
                 return bad_value(spec, text, "is empty (expected a non-empty string)");
             }
+            if (!text.empty() && spec.element_check) {
+                if (const std::string expected = spec.element_check(text); !expected.empty()) {
+                    return bad_value(spec, text, "is not " + expected);
+                }
+            }
             return Value(std::string(text));
         case ValueType::int_list: return lift(parse_int_list(spec, text));
         case ValueType::string_list: return lift(parse_string_list(spec, text));
@@ -514,6 +519,43 @@ Result<CapacityOverride> parse_capacity_override(std::string_view element) {
         }
     }
     return out;
+}
+
+bool ListenAddress::loopback() const {
+    return host == "localhost" || host == "::1" || host.starts_with("127.");
+}
+
+std::string ListenAddress::text() const {
+    const std::string shown = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+    return shown + ":" + std::to_string(port);
+}
+
+Result<ListenAddress> parse_listen_address(std::string_view text) {
+    const auto expected = [&](const std::string& what) {
+        return make_error(ErrorCode::invalid_argument, "HOST:PORT ([::1]:PORT for IPv6; port 0: any free one); " + what);
+    };
+    const size_t colon = text.rfind(':');
+    if (colon == std::string_view::npos) return expected("'" + std::string(text) + "' has no port");
+    std::string_view host = text.substr(0, colon);
+    const std::string_view port_text = text.substr(colon + 1);
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+        host = host.substr(1, host.size() - 2);
+    } else if (host.find(':') != std::string_view::npos) {
+        return expected("an IPv6 host goes in brackets: [" + std::string(host) + "]:" + std::string(port_text));
+    }
+    if (host.empty()) {
+        return expected("'" + std::string(text) + "' has no host (127.0.0.1: this machine only; 0.0.0.0: every interface)");
+    }
+    for (const char c : host) {
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != ':' && c != '_') {
+            return expected("'" + std::string(host) + "' is not a host name or address");
+        }
+    }
+    int64_t port = 0;
+    if (parse_integer(port_text, port) != NumberStatus::ok || port_text.starts_with('+') || port < 0 || port > 65535) {
+        return expected("'" + std::string(port_text) + "' is not a port in [0, 65535]");
+    }
+    return ListenAddress{std::string(host), static_cast<uint16_t>(port)};
 }
 
 }  // namespace ballast::events

@@ -61,14 +61,20 @@ struct KeySpec {
     double max_double = 0;
     bool allow_empty = true;                     // string only
     std::vector<std::string_view> choices = {};  // choice only: canonical (lowercase) words
-    /// string_list only: checks one element; returns "" when fine, else what
-    /// was expected.
+    /// string_list: checks one element; string: checks the value (an empty
+    /// one only when allow_empty). Returns "" when fine, else what was expected.
     std::string (*element_check)(std::string_view element) = nullptr;
     /// A password, or text holding one: shown only as "[hidden]".
     bool secret = false;
     /// False for the settings of this process alone (how it connects to
-    /// Kafka): they never reach the journal, and a replay has no use for them.
+    /// Kafka, its HTTP API): they never reach the journal, and a replay has
+    /// no use for them.
     bool journaled = true;
+    /// Read once when the process starts (its journal, threads, sockets,
+    /// clients), never by the engine: a ConfigChanged would journal a value
+    /// nothing acts on until a restart, so `PUT /v1/config` refuses it.
+    /// Every key that is not journaled is read at start only.
+    bool start_only = false;
 };
 
 /// Every known key, AutoMQ-compatible keys first, then Ballast's own. The order
@@ -102,6 +108,18 @@ struct CapacityOverride {
     int32_t replicas_max = -1;
 };
 Result<CapacityOverride> parse_capacity_override(std::string_view element);
+
+/// `ballast.http.listen`: "HOST:PORT", an IPv6 host in brackets
+/// ("[::1]:9470"); port 0 asks the system for any free one.
+struct ListenAddress {
+    std::string host;  // without brackets
+    uint16_t port = 0;
+    /// 127.0.0.0/8, ::1 or localhost: only this machine can connect.
+    bool loopback() const;
+    /// As given: brackets around an IPv6 host.
+    std::string text() const;
+};
+Result<ListenAddress> parse_listen_address(std::string_view text);
 
 class Config {
 public:

@@ -25,6 +25,11 @@ std::string check_metrics_source(std::string_view element) {
     return "sampler, automq or cruise-control";
 }
 
+std::string check_listen_address(std::string_view text) {
+    Result<ListenAddress> parsed = parse_listen_address(text);
+    return parsed ? std::string() : parsed.error().message;
+}
+
 std::string check_action_kind(std::string_view element) {
     return element == "move" || element == "swap" || element == "leader" ? std::string() : "move, swap or leader";
 }
@@ -102,7 +107,23 @@ KeySpec kafka_key(std::string_view key, std::string_view default_value, std::str
                    .default_value = default_value,
                    .description = description,
                    .secret = secret,
-                   .journaled = false};
+                   .journaled = false,
+                   .start_only = true};
+}
+
+/// A setting of this process alone, read when it starts (its HTTP API):
+/// never journaled.
+KeySpec process_key(KeySpec spec) {
+    spec.journaled = false;
+    spec.start_only = true;
+    return spec;
+}
+
+/// A journaled key that only the process reads, when it starts (the
+/// journal, the adapters' threads and clients): see KeySpec::start_only.
+KeySpec at_start(KeySpec spec) {
+    spec.start_only = true;
+    return spec;
 }
 
 std::vector<KeySpec> make_config_keys() {
@@ -149,12 +170,12 @@ std::vector<KeySpec> make_config_keys() {
                   "worth making."),
 
         // Ballast's own keys.
-        string_key("ballast.journal.path", "ballast-journal", false,
-                   "Directory of the event journal and its snapshots."),
-        boolean_key("ballast.journal.sync", "true",
-                    "fsync each group commit; false leaves flushing to the OS (a process crash "
-                    "loses nothing; a machine crash loses what the OS had not yet written back, "
-                    "at worst every append since the journal's last memtable flush)."),
+        at_start(string_key("ballast.journal.path", "ballast-journal", false,
+                            "Directory of the event journal and its snapshots.")),
+        at_start(boolean_key("ballast.journal.sync", "true",
+                             "fsync each group commit; false leaves flushing to the OS (a process crash "
+                             "loses nothing; a machine crash loses what the OS had not yet written back, "
+                             "at worst every append since the journal's last memtable flush).")),
         int_key(int64, "ballast.journal.retention.ms", "604800000", 0, two_pow_62,
                 "Events older than this AND covered by the newest snapshot may be deleted."),
         int_key(int64, "ballast.journal.retention.bytes", "10737418240", 0, two_pow_62,
@@ -239,22 +260,22 @@ std::vector<KeySpec> make_config_keys() {
                   "--throttle sets it); 0 = unknown or unthrottled. A partition producing within 10% of "
                   "it, or whose copy would outlast ballast.action.timeout.ms, is not moved (reported "
                   "unfixable when a dead broker or a rack needs it to)."),
-        int_key(int64, "ballast.tick.interval.ms", "1000", 10, 60'000,
-                "`ballast run`: how often the clock thread feeds the engine a Tick (wall-clock "
-                "epoch ms); every time the engine sees comes from these ticks."),
-        int_key(int64, "ballast.metadata.poll.ms", "1000", 10, one_day_ms,
-                "How often the Kafka adapter polls cluster metadata and reports what changed."),
-        KeySpec{.key = "ballast.metrics.source",
-                .type = ValueType::string_list,
-                .default_value = "sampler",
-                .description = "Where partition and broker metrics come from (several allowed): "
-                               "sampler (agentless: log sizes and end offsets), automq "
-                               "(AutoMQ's metrics topic), cruise-control (Cruise Control's "
-                               "metrics reporter topic).",
-                .element_check = check_metrics_source},
-        int_key(int64, "ballast.metrics.sample.interval.ms", "10000", 100, one_day_ms,
-                "How often metrics are sampled (sampler) or reported from the metrics topics "
-                "(automq, cruise-control)."),
+        at_start(int_key(int64, "ballast.tick.interval.ms", "1000", 10, 60'000,
+                         "`ballast run`: how often the clock thread feeds the engine a Tick (wall-clock "
+                         "epoch ms); every time the engine sees comes from these ticks.")),
+        at_start(int_key(int64, "ballast.metadata.poll.ms", "1000", 10, one_day_ms,
+                         "How often the Kafka adapter polls cluster metadata and reports what changed.")),
+        at_start(KeySpec{.key = "ballast.metrics.source",
+                         .type = ValueType::string_list,
+                         .default_value = "sampler",
+                         .description = "Where partition and broker metrics come from (several allowed): "
+                                        "sampler (agentless: log sizes and end offsets), automq "
+                                        "(AutoMQ's metrics topic), cruise-control (Cruise Control's "
+                                        "metrics reporter topic).",
+                         .element_check = check_metrics_source}),
+        at_start(int_key(int64, "ballast.metrics.sample.interval.ms", "10000", 100, one_day_ms,
+                         "How often metrics are sampled (sampler) or reported from the metrics topics "
+                         "(automq, cruise-control).")),
         int_key(int64, "ballast.metrics.window.ms", "300000", 0, one_day_ms,
                 "A partition's load is its samples over this window (aggregated by "
                 "ballast.metrics.window.aggregate), so a burst does not move partitions and a "
@@ -264,41 +285,61 @@ std::vector<KeySpec> make_config_keys() {
                    "eight slices (each the mean of its samples; max is the busiest), or the mean of "
                    "all its samples. The median (p50) ignores a burst or a lull shorter than half the "
                    "window, which a mean only dilutes."),
-        string_key("ballast.metrics.automq.topic", "__auto_balancer_metrics", false,
-                   "The topic AutoMQ's metrics reporter writes (metrics source automq)."),
-        string_key("ballast.metrics.cruise.control.topic", "__CruiseControlMetrics", false,
-                   "The topic Cruise Control's metrics reporter writes (metrics source "
-                   "cruise-control)."),
-        boolean_key("ballast.ha.enable", "false",
-                    "`ballast run`: one of several instances (high availability). A Kafka consumer "
-                    "group elects the leader, which alone acts and publishes its journal to a Kafka "
-                    "topic; the others follow it and take over when it goes."),
-        string_key("ballast.ha.group.id", "ballast", false,
-                   "High availability: the consumer group that elects the leader; every instance "
-                   "with the same group id is one Ballast. Two group ids on one cluster elect two "
-                   "leaders that both act; a leader that finds another group's warns, naming it."),
-        string_key("ballast.ha.journal.topic", "", true,
-                   "High availability: the topic the leader publishes its journal to (one "
-                   "partition); empty: \"<group id>-journal\". Snapshots go to \"<topic>-snapshots\"."),
-        string_key("ballast.ha.instance.id", "", true,
-                   "High availability: this instance's name in the group and in the journal; "
-                   "empty: host name and process id."),
-        int_key(int64, "ballast.ha.session.timeout.ms", "6000", 1000, 300'000,
-                "High availability: how long the group waits for a silent leader before it elects "
-                "another (the brokers' group.min.session.timeout.ms is 6000 by default); a leader "
-                "makes no admin call later than this less two heartbeats and a second after its "
-                "last committed publication."),
-        int_key(int64, "ballast.ha.journal.retention.ms", "604800000", 3'600'000, two_pow_62,
-                "High availability: retention.ms of the journal topic when Ballast creates it (7 days; "
-                "an existing topic keeps its own). Must hold at least the time between two snapshots, "
-                "which the snapshots topic keeps 24 h: an instance that joins late starts from the "
-                "newest snapshot and reads the journal topic from there."),
-        int_key(int64, "ballast.ha.journal.retention.bytes", "10737418240", 0, two_pow_62,
-                "High availability: retention.bytes of the journal topic when Ballast creates it "
-                "(10 GiB; 0: no size bound, as Kafka's -1; an existing topic keeps its own)."),
-        choice_key("ballast.log.level", "info",
-                   {"trace", "debug", "info", "warn", "error", "critical", "off"},
-                   "Least severe log level that is written."),
+        at_start(string_key("ballast.metrics.automq.topic", "__auto_balancer_metrics", false,
+                            "The topic AutoMQ's metrics reporter writes (metrics source automq).")),
+        at_start(string_key("ballast.metrics.cruise.control.topic", "__CruiseControlMetrics", false,
+                            "The topic Cruise Control's metrics reporter writes (metrics source "
+                            "cruise-control).")),
+        at_start(boolean_key("ballast.ha.enable", "false",
+                             "`ballast run`: one of several instances (high availability). A Kafka consumer "
+                             "group elects the leader, which alone acts and publishes its journal to a Kafka "
+                             "topic; the others follow it and take over when it goes.")),
+        at_start(string_key("ballast.ha.group.id", "ballast", false,
+                            "High availability: the consumer group that elects the leader; every instance "
+                            "with the same group id is one Ballast. Two group ids on one cluster elect two "
+                            "leaders that both act; a leader that finds another group's warns, naming it.")),
+        at_start(string_key("ballast.ha.journal.topic", "", true,
+                            "High availability: the topic the leader publishes its journal to (one "
+                            "partition); empty: \"<group id>-journal\". Snapshots go to \"<topic>-snapshots\".")),
+        at_start(string_key("ballast.ha.instance.id", "", true,
+                            "High availability: this instance's name in the group and in the journal; "
+                            "empty: host name and process id.")),
+        at_start(int_key(int64, "ballast.ha.session.timeout.ms", "6000", 1000, 300'000,
+                         "High availability: how long the group waits for a silent leader before it elects "
+                         "another (the brokers' group.min.session.timeout.ms is 6000 by default); a leader "
+                         "makes no admin call later than this less two heartbeats and a second after its "
+                         "last committed publication.")),
+        at_start(int_key(int64, "ballast.ha.journal.retention.ms", "604800000", 3'600'000, two_pow_62,
+                         "High availability: retention.ms of the journal topic when Ballast creates it (7 days; "
+                         "an existing topic keeps its own). Must hold at least the time between two snapshots, "
+                         "which the snapshots topic keeps 24 h: an instance that joins late starts from the "
+                         "newest snapshot and reads the journal topic from there.")),
+        at_start(int_key(int64, "ballast.ha.journal.retention.bytes", "10737418240", 0, two_pow_62,
+                         "High availability: retention.bytes of the journal topic when Ballast creates it "
+                         "(10 GiB; 0: no size bound, as Kafka's -1; an existing topic keeps its own).")),
+        at_start(choice_key("ballast.log.level", "info",
+                            {"trace", "debug", "info", "warn", "error", "critical", "off"},
+                            "Least severe log level that is written.")),
+
+        // The HTTP API of `ballast run` and `ballast sim --realtime` (tools/http/).
+        process_key(KeySpec{.key = "ballast.http.listen",
+                            .type = ValueType::string,
+                            .default_value = "127.0.0.1:9470",
+                            .description = "`ballast run` and `ballast sim --realtime`: the HTTP API's address, "
+                                           "HOST:PORT ([::1]:PORT for IPv6; port 0: any free port, logged at "
+                                           "start); empty: no HTTP API. Beyond loopback, write verbs need "
+                                           "ballast.http.auth.token.",
+                            .element_check = check_listen_address}),
+        process_key(KeySpec{.key = "ballast.http.auth.token",
+                            .type = ValueType::string,
+                            .default_value = "",
+                            .description = "The bearer token every /v1 request must carry (Authorization: Bearer "
+                                           "TOKEN); empty: none, and write verbs are then refused unless the "
+                                           "listener is loopback. Never journaled; shown as [hidden].",
+                            .secret = true}),
+        process_key(string_key("ballast.http.auth.token.file", "", true,
+                               "A file whose first line is the bearer token (read at start), instead of "
+                               "ballast.http.auth.token.")),
 
         // How Ballast connects to Kafka: Kafka's client properties, prefixed.
         // One given here wins over the same property in --command-config.

@@ -445,6 +445,7 @@ const char* command_kind_name(CommandKind kind) {
         case CommandKind::exclude_topics: return "exclude_topics";
         case CommandKind::include_topics: return "include_topics";
         case CommandKind::cancel_actions: return "cancel_actions";
+        case CommandKind::rebalance: return "rebalance";
     }
     return "unknown";
 }

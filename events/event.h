@@ -155,8 +155,9 @@ enum class CommandKind : uint8_t {
     exclude_topics,
     include_topics,
     cancel_actions,
+    rebalance,  // plan at the next Tick (the operator asked for a round now)
 };
-inline constexpr uint8_t command_kind_count = 8;
+inline constexpr uint8_t command_kind_count = 9;
 
 struct OperatorCommand {
     CommandKind command = CommandKind::pause;

@@ -152,6 +152,61 @@ TEST(Engine, DecisionsAreJournaledBeforeTheyAreActedOn) {
     EXPECT_EQ(submitted, port.submitted().size());
 }
 
+/// Engine::status: each actor's answer (router, brokers, scheduler,
+/// executor), with CAF's threads and on the caller's.
+TEST(Engine, StatusIsEveryActorsOwnAnswer) {
+    for (const size_t threads : {size_t{2}, size_t{0}}) {
+        SCOPED_TRACE("threads " + std::to_string(threads));
+        TempDir dir;
+        FakePort port;
+        DecisionLog log;
+        auto engine = start(dir / "journal", &port, log, test_config(), threads);
+        std::vector<Event> events = node_change();
+        events.resize(events.size() / 2);  // up to about 20 s
+        const int64_t now_ms = events.back().time_ms;
+        events.push_back(testing::at(now_ms, events::OperatorCommand{events::CommandKind::pause, {}, {}, {}, "test"},
+                                     events::Source::operator_));
+        events.push_back(testing::at(now_ms, events::OperatorCommand{events::CommandKind::drain_brokers, {2}, {}, {}, "test"},
+                                     events::Source::operator_));
+        events.push_back(testing::at(now_ms, events::ConfigChanged{{{"ballast.partition.cooldown.ms", "1234", false}}},
+                                     events::Source::operator_));
+        feed_all(*engine, events);
+        events::Result<EngineStatusPtr> status = engine->status();
+        ASSERT_TRUE(status.ok()) << status.error().to_string();
+        const EngineStatus& s = **status;
+        EXPECT_EQ(s.router.now_ms, now_ms);
+        EXPECT_EQ(s.router.last_seq, engine->journal()->last_seq());
+        EXPECT_EQ(s.topics, 1u);
+        EXPECT_EQ(s.partitions, 16u);
+        ASSERT_EQ(s.brokers.size(), 3u);
+        for (int32_t i = 0; i < 3; i++) EXPECT_EQ(s.brokers[i].id, i + 1);
+        EXPECT_EQ(s.brokers[2].liveness, goals::Liveness::fenced);  // fenced at 12 s
+        EXPECT_TRUE(s.scheduler.paused);
+        EXPECT_EQ(s.scheduler.draining_brokers, (std::set<int32_t>{2}));
+        EXPECT_GE(s.router.last_plan_ms, 1000);  // the first Tick planned
+        EXPECT_EQ(s.config.get_int64("ballast.partition.cooldown.ms"), 1234);
+        EXPECT_EQ(s.in_flight.size(), port.submitted().size());  // the fake port reports no outcome
+    }
+}
+
+/// The operator's `rebalance` plans at the next Tick, not a detect interval
+/// (10 s here) after the last round; a replay plans it at the same place.
+TEST(Engine, ARebalanceCommandPlansAtTheNextTick) {
+    TempDir dir;
+    DecisionLog log;
+    auto engine = start(dir / "journal", nullptr, log, test_config(), 0);
+    std::vector<Event> events = testing::cluster_setup(3, 3, {{"orders", 6, 1}});
+    for (int64_t t = 1000; t <= 3000; t += 1000) events.push_back(testing::tick(t));
+    feed_all(*engine, events);
+    EXPECT_EQ((*engine->status())->router.last_plan_ms, 1000);  // the first Tick plans
+    feed_all(*engine, {testing::tick(4000)});
+    EXPECT_EQ((*engine->status())->router.last_plan_ms, 1000);
+    feed_all(*engine, {testing::at(4500, events::OperatorCommand{events::CommandKind::rebalance, {}, {}, {}, "test"},
+                                   events::Source::operator_),
+                       testing::tick(5000)});
+    EXPECT_EQ((*engine->status())->router.last_plan_ms, 5000);
+}
+
 TEST(Engine, RefusesDecisionsAsInput) {
     TempDir dir;
     DecisionLog log;
