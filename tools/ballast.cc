@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
     register_sim_command(app, ctx);
     register_storm_command(app, ctx);
     register_run_command(app, ctx);
+    register_ctl_command(app, ctx);
 
     try {
         app.parse(argc, argv);

@@ -19,5 +19,6 @@ void register_sim_command(CLI::App& app, Context& ctx);
 void register_demo_command(CLI::App& app, Context& ctx);
 void register_storm_command(CLI::App& app, Context& ctx);
 void register_run_command(CLI::App& app, Context& ctx);
+void register_ctl_command(CLI::App& app, Context& ctx);
 
 }  // namespace ballast::tools

@@ -27,6 +27,7 @@
 #include "adapters/kafka/rdkafka_security.h"
 #include "adapters/kafka/retry_backoff.h"
 #include "tools/cli_common.h"
+#include "tools/http/server.h"
 #include "tools/other_groups.h"
 #include "tools/run_events.h"
 
@@ -276,7 +277,7 @@ std::string lag_text(kafka::ha::KafkaHaLog& log, uint64_t applied_seq) {
 
 /// One instance beside a cluster: it leads from the start.
 int run_single(const LiveRunOptions& options, const Clients& clients, kafka::EventClock clock,
-               StopSignals& signals) {
+               StopSignals& signals, http::EngineAccess& api) {
     const events::Config& config = options.config;
     RunLog log;
     EngineFeed feed(&log);
@@ -298,19 +299,24 @@ int run_single(const LiveRunOptions& options, const Clients& clients, kafka::Eve
                  config.get_string("ballast.journal.path"), engine->recovered_seq(),
                  config.get_string("ballast.cluster.flavor"));
     feed.set_engine(engine.get());
-    // Whatever way this function ends, nothing feeds the engine once it is gone.
+    api.attach(engine.get());
+    api.set_readiness({"starting", false, "starting the cluster's sources"});
+    // Whatever way this function ends, nothing feeds or asks the engine once it is gone.
     struct Unfeed {
         EngineFeed& feed;
         Leadership& leadership;
+        http::EngineAccess& api;
         ~Unfeed() {
+            api.close("stopping");
             leadership.stop();
             feed.set_engine(nullptr);
         }
-    } unfeed{feed, leadership};
+    } unfeed{feed, leadership, api};
     int signal = 0;  // a signal taken while the sources start is kept for the loop below
     if (events::Status s = leadership.start([&](int64_t ms) { return (signal = signals.wait(ms)) == 0; }); !s) {
         return report_error(s.error());
     }
+    api.set_readiness({"single", true, "leads alone (no --ha)"});
 
     // A Ballast group leading on this cluster too is warned about.
     kafka::ha::KafkaHaOptions presence;
@@ -330,7 +336,8 @@ int run_single(const LiveRunOptions& options, const Clients& clients, kafka::Eve
     }
     spdlog::info("{}: stopping", signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "engine failure");
 
-    // Stop feeding: every source first, then the engine drains what it has.
+    // Stop feeding: the API and every source first, then the engine drains what it has.
+    api.close("stopping");
     leadership.stop();
     feed.set_engine(nullptr);
     events::Status idle = engine->wait_idle();
@@ -347,7 +354,7 @@ int run_single(const LiveRunOptions& options, const Clients& clients, kafka::Eve
 /// One of several instances (ballast.ha.enable): a standby until the group
 /// elects it, then the leader (actors/ha_node.h).
 int run_ha(const LiveRunOptions& options, const Clients& clients, kafka::EventClock clock,
-           StopSignals& signals) {
+           StopSignals& signals, http::EngineAccess& api) {
     const events::Config& config = options.config;
     kafka::ha::KafkaHaOptions ha;
     ha.bootstrap_servers = options.bootstrap_servers;
@@ -400,8 +407,12 @@ int run_ha(const LiveRunOptions& options, const Clients& clients, kafka::EventCl
         }
         // The moment a failover ends (bench/failover.sh measures up to it).
         spdlog::info("{}: leading: the cluster's sources run and the first tick is fed", ha.instance_id);
+        api.attach(&engine);
+        api.set_readiness({"leader", true, "leads group " + ha.group_id});
     };
-    node_options.on_lead_lost = [&](const std::string&) {
+    node_options.on_lead_lost = [&](const std::string& why) {
+        api.attach(nullptr);  // waits for the requests using it
+        api.set_readiness({"standby", false, "stepped down (" + why + "); following the leader again"});
         log.set_recovering(false);
         if (leadership) leadership->stop();
         port.set(nullptr);
@@ -424,8 +435,10 @@ int run_ha(const LiveRunOptions& options, const Clients& clients, kafka::EventCl
     }
     spdlog::info("{}: standby, journal {} at seq {}", ha.instance_id, config.get_string("ballast.journal.path"),
                  node->status().journal_seq);
+    api.set_readiness({"standby", false, "following the leader; not yet caught up"});
 
     auto last_report = std::chrono::steady_clock::now();
+    auto last_readiness = std::chrono::steady_clock::time_point{};
     actors::HaRole role = node->role();
     // Once a second the next step tries again; an error is logged again
     // only when it changes or after a minute.
@@ -451,11 +464,19 @@ int run_ha(const LiveRunOptions& options, const Clients& clients, kafka::EventCl
             role = status.role;
             last_report = now;
         }
+        // A standby is ready once it has caught up with the leader's log.
+        if (status.role == actors::HaRole::standby && now - last_readiness >= std::chrono::seconds(2)) {
+            events::Result<kafka::ha::JournalLag> lag = ha_log->lag(status.journal_seq);
+            const bool caught_up = lag && lag->caught_up;
+            api.set_readiness({"standby", caught_up, "following the leader: " + lag_text(*ha_log, status.journal_seq)});
+            last_readiness = now;
+        }
         other_groups.poll(status.role == actors::HaRole::leader, status.epoch);
         // A standby's step waits on the log; a leader's returns at once.
         if (signal == 0) signal = signals.wait(role == actors::HaRole::leader ? 200 : 0);
     }
     spdlog::info("{}: stopping", signal == SIGINT ? "SIGINT" : "SIGTERM");
+    api.close("stopping");
     events::Status stopped = node->stop();
     node.reset();
     ha_log->close();  // leaves the group: another instance leads a heartbeat later
@@ -471,6 +492,16 @@ int run_live(const LiveRunOptions& options) {
         kafka::wire::parse_bootstrap_servers(options.bootstrap_servers);
     if (!servers) return report_error("--bootstrap-server: " + servers.error().message);
     StopSignals signals;
+    // The HTTP API from the start (after the signals are blocked: its threads
+    // inherit the mask), so that /readyz says what it waits for.
+    kafka::WallClock wall;
+    http::EngineAccess api(http::EngineAccess::Mode::any_thread, wall.clock());
+    http::ApiOptions api_options;
+    api_options.process_config = options.config;
+    events::Result<std::unique_ptr<http::Server>> server = http::Server::start(options.config, api, api_options);
+    if (!server) return report_error(server.error());
+    if (*server) spdlog::info("HTTP API on {} ({})", (*server)->url(), (*server)->access_text());
+    api.set_readiness({"starting", false, "waiting for the cluster at " + options.bootstrap_servers});
 
     Clients clients;
     clients.wire.bootstrap_servers = *servers;
@@ -500,9 +531,9 @@ int run_live(const LiveRunOptions& options) {
         }
         if (!needs.empty()) return report_error(clients.rdkafka_refusal + "; librdkafka runs " + needs);
     }
-    kafka::WallClock wall;
-    if (options.config.get_bool("ballast.ha.enable")) return run_ha(options, clients, wall.clock(), signals);
-    return run_single(options, clients, wall.clock(), signals);
+    api.set_readiness({"starting", false, "recovering the journal"});
+    if (options.config.get_bool("ballast.ha.enable")) return run_ha(options, clients, wall.clock(), signals, api);
+    return run_single(options, clients, wall.clock(), signals, api);
 }
 
 }  // namespace ballast::tools

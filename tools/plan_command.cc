@@ -9,12 +9,12 @@
 #include <memory>
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include "tools/cli_common.h"
 #include "tools/commands.h"
 #include "tools/driver/journal_replay.h"
+#include "tools/driver/plan_json.h"
 #include "tools/driver/text_format.h"
 #include "tools/plan_model.h"
 
@@ -28,23 +28,6 @@ struct PlanOptions {
     std::vector<std::string> overrides;
     ModelPlanOptions model;
 };
-
-const char* liveness_name(goals::Liveness liveness) {
-    switch (liveness) {
-        case goals::Liveness::alive: return "alive";
-        case goals::Liveness::fenced: return "fenced";
-        case goals::Liveness::gone: return "gone";
-    }
-    return "?";
-}
-
-nlohmann::ordered_json load_json(const goals::BrokerLoad& l) {
-    return {{"bytes_in_per_s", l.load.bytes_in_per_s},
-            {"bytes_out_per_s", l.load.bytes_out_per_s},
-            {"size_bytes", l.load.size_bytes},
-            {"replicas", l.replica_count},
-            {"leaders", l.leader_count}};
-}
 
 int run_plan(const Context& ctx, const PlanOptions& options) {
     if (!options.model.model_path.empty()) return run_model_plan(ctx, options.model, options.overrides, options.json);
@@ -75,30 +58,7 @@ int run_plan(const Context& ctx, const PlanOptions& options) {
     const auto& planned = std::get<events::ActionsPlanned>(d.event.body);
 
     if (options.json) {
-        nlohmann::ordered_json out;
-        out["as_of_seq"] = d.barrier_seq;
-        out["time_ms"] = d.event.time_ms;
-        out["plan"] = nlohmann::ordered_json::parse(events::to_json(d.event));
-        out["violated_before"] = d.violated_before;
-        out["violated_after"] = d.violated_after;
-        out["unfixable"] = d.unfixable;
-        nlohmann::ordered_json in_flight = nlohmann::ordered_json::array();
-        for (size_t i = 0; i < d.in_flight.size(); i++) {
-            in_flight.push_back({{"action", driver::describe_action(d.in_flight[i])},
-                                 {"waiting_for_tick", i + d.pending >= d.in_flight.size()}});
-        }
-        out["in_flight"] = in_flight;
-        nlohmann::ordered_json brokers = nlohmann::ordered_json::array();
-        for (const actors::BrokerSummary& b : d.brokers) {
-            brokers.push_back({{"broker_id", b.id},
-                               {"rack", b.rack},
-                               {"state", liveness_name(b.liveness)},
-                               {"metrics_fresh", b.metrics_fresh},
-                               {"before", load_json(b.before)},
-                               {"after", load_json(b.after)}});
-        }
-        out["brokers"] = brokers;
-        std::printf("%s\n", out.dump().c_str());
+        std::printf("%s\n", driver::dry_run_json(d).dump().c_str());
         return exit_ok;
     }
 
@@ -144,7 +104,7 @@ int run_plan(const Context& ctx, const PlanOptions& options) {
         const std::string out = driver::mib_per_s(b.before.load.bytes_out_per_s) + " -> " +
                                 driver::mib_per_s(b.after.load.bytes_out_per_s);
         std::printf("%-7d %-10s %-7s %-8s %-26s %-26s %4d -> %-4d %4d -> %d\n", b.id, b.rack.c_str(),
-                    liveness_name(b.liveness), b.metrics_fresh ? "fresh" : "stale", in.c_str(), out.c_str(), b.before.replica_count,
+                    driver::liveness_name(b.liveness), b.metrics_fresh ? "fresh" : "stale", in.c_str(), out.c_str(), b.before.replica_count,
                     b.after.replica_count, b.before.leader_count, b.after.leader_count);
     }
     return exit_ok;

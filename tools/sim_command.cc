@@ -2,8 +2,12 @@
 /// simulated time (or paced to the wall clock with --realtime), and prints
 /// what happened: broker changes, each round's actions, their outcomes, and
 /// a summary. The journal it writes can be replayed with `ballast replay`.
+/// With --realtime the HTTP API (tools/http/) answers on
+/// `ballast.http.listen` between the steps, and SIGINT or SIGTERM ends the
+/// run at the next step, with its summary.
 
 #include <cinttypes>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -16,11 +20,16 @@
 #include "tools/driver/sim_checks.h"
 #include "tools/driver/sim_runner.h"
 #include "tools/driver/text_format.h"
+#include "tools/http/server.h"
 #include "tools/sim_report.h"
 
 namespace ballast::tools {
 
 namespace {
+
+/// --realtime: SIGINT or SIGTERM asks the run to end at the next step.
+volatile std::sig_atomic_t stop_signal = 0;
+void on_stop_signal(int signal) { stop_signal = signal; }
 
 struct SimOptions {
     std::string scenario_file;
@@ -79,6 +88,26 @@ int run_sim(const Context& ctx, const SimOptions& options) {
     }
     run.journal_path = journal;
 
+    // Realtime: the HTTP API, served on this thread between the steps (the
+    // engine's actors run here).
+    http::EngineAccess access(http::EngineAccess::Mode::owner_thread);
+    std::unique_ptr<http::Server> server;
+    if (options.realtime) {
+        http::ApiOptions api;
+        api.process_config = *config;
+        events::Result<std::unique_ptr<http::Server>> started = http::Server::start(*config, access, api);
+        if (!started) return report_error(started.error());
+        server = std::move(*started);
+        if (server) std::printf("HTTP API on %s (%s)\n", server->url().c_str(), server->access_text().c_str());
+        access.set_readiness({"simulation", true, "scenario " + scenario->name + ", paced to the wall clock"});
+        std::signal(SIGINT, on_stop_signal);
+        std::signal(SIGTERM, on_stop_signal);
+        run.between_steps = [&access](actors::Engine& engine, int64_t now_ms,
+                                      std::chrono::steady_clock::time_point next_step) {
+            access.serve_until(engine, now_ms, next_step, [] { return stop_signal != 0; });
+            return stop_signal == 0;
+        };
+    }
     std::printf("scenario %s (%s, %zu brokers, %zu topics): %s\n", scenario->name.c_str(),
                 sim::flavor_name(scenario->flavor), scenario->brokers.size(), scenario->topics.size(),
                 scenario->description.empty() ? "no description" : scenario->description.c_str());
@@ -90,8 +119,12 @@ int run_sim(const Context& ctx, const SimOptions& options) {
         timeline.step(step);
         if (options.check) checker.step(step);
     };
+    std::fflush(stdout);  // where the API listens, before the run
     events::Result<driver::SimRunSummary> summary = driver::run_simulation(run);
+    access.close("the simulation has ended");
+    if (server) server->stop();
     if (!summary) return report_error(summary.error());
+    if (stop_signal != 0) std::printf("\nstopped by %s at t+%" PRId64 " ms\n", stop_signal == SIGINT ? "SIGINT" : "SIGTERM", summary->simulated_ms);
     std::printf("\n%s", format_summary(*summary, timeline).c_str());
     std::printf("journal: %s (replay it: ballast replay --journal %s)\n", journal.c_str(), journal.c_str());
     if (!options.check) return exit_ok;
@@ -111,7 +144,9 @@ void register_sim_command(CLI::App& app, Context& ctx) {
                     "Instead of a file: the random scenario of this seed (what the fault tests run)");
     sim->add_option("--until", options->until, "Stop at this simulated time, e.g. 10m (default: the scenario's)");
     sim->add_option("--journal", options->journal, "Journal directory (default: ./ballast-sim-<scenario>, replaced)");
-    sim->add_flag("--realtime", options->realtime, "Pace simulated time to the wall clock");
+    sim->add_flag("--realtime", options->realtime,
+                  "Pace simulated time to the wall clock, with the HTTP API on ballast.http.listen (empty: none); "
+                  "SIGINT or SIGTERM ends the run");
     sim->add_flag("--check", options->check,
                   "Check the invariants at every step and replay the journal at the end; exit 2 on a break");
     sim->add_flag("--quiet", options->quiet, "Print only the summary");

@@ -309,7 +309,12 @@ events::Result<SimRunSummary> run_simulation(const SimRunOptions& options) {
             crashes_left = crashes_per_kill;
         }
         if (options.realtime) {
-            std::this_thread::sleep_until(wall_start + std::chrono::milliseconds(now_ms));
+            const auto next_step = wall_start + std::chrono::milliseconds(now_ms);
+            if (!options.between_steps) {
+                std::this_thread::sleep_until(next_step);
+            } else if (!options.between_steps(*engine, summary.simulated_ms, next_step)) {
+                break;
+            }
         }
         if (events::Status status = step(cluster.advance(now_ms), now_ms); !status) {
             return make_error(status.error().code,

@@ -24,6 +24,7 @@
 /// poller that starts again reports it: the inputs it had not journaled are
 /// gone.
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -33,6 +34,10 @@
 #include "events/config.h"
 #include "events/event.h"
 #include "events/result.h"
+
+namespace ballast::actors {
+class Engine;
+}
 
 namespace ballast::driver {
 
@@ -54,6 +59,14 @@ struct SimRunOptions {
     std::string journal_path;  // where the engine journals; must be set
     bool realtime = false;     // pace simulated time to the wall clock
     std::function<void(const SimStep&)> on_step;
+    /// Realtime: called between two steps instead of sleeping until the
+    /// next one's wall-clock time, on the driver's thread, with the engine
+    /// (idle), the simulated time of the step just taken and the wall-clock
+    /// time of the next; it returns by then (`ballast sim --realtime` serves
+    /// the HTTP API's requests meanwhile). False ends the run there, as if
+    /// `until_ms` had come.
+    std::function<bool(actors::Engine& engine, int64_t now_ms, std::chrono::steady_clock::time_point next_step)>
+        between_steps;
 };
 
 struct SimRunSummary {
