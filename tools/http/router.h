@@ -42,7 +42,10 @@ struct Request {
 
 struct Response {
     int status = 200;
-    std::string body;  // JSON, one line
+    std::string body;  // JSON, one line, for every route so far
+    /// A route that answers otherwise (Prometheus' text, the dashboard's
+    /// HTML) sets its own.
+    std::string content_type = "application/json";
     std::map<std::string, std::string> headers;
 };
 

@@ -69,7 +69,7 @@ events::Result<std::unique_ptr<Server>> Server::start(const events::Config& conf
         Response response = router->dispatch(std::move(request));
         res.status = response.status;
         for (const auto& [name, value] : response.headers) res.set_header(name, value);
-        res.set_content(response.body, "application/json");
+        res.set_content(response.body, response.content_type);
         const bool writes = req.method != "GET" && req.method != "HEAD";
         spdlog::log(writes ? spdlog::level::info : spdlog::level::debug, "HTTP {} {} from {}: {}", req.method,
                     req.path, req.remote_addr, response.status);
