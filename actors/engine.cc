@@ -63,6 +63,15 @@ events::Result<Recovered> read_recovery(const store::Journal& journal) {
     return recovered;
 }
 
+/// A request from outside the actor system (a scoped_actor) points the
+/// calling thread's CAF logger at the system: a thread-local strong
+/// reference that the system's destructor waits for. On a thread that
+/// outlives the engine (the HTTP API's workers) that wait never ends, so
+/// every call that asks leaves the thread as it found it.
+struct ForgetSystemOnReturn {
+    ~ForgetSystemOnReturn() { caf::logger::set_current_actor_system(nullptr); }
+};
+
 }  // namespace
 
 events::Result<std::unique_ptr<Engine>> Engine::start(EngineOptions options) {
@@ -472,6 +481,7 @@ events::Status Engine::follow(std::vector<store::ShippedRun> runs) {
 events::Status Engine::wait_idle() {
     if (!_system) return make_error(ErrorCode::conflict, "engine is stopped");
     if (events::Status failed = check_failed(); !failed) return failed;
+    const ForgetSystemOnReturn forget;
     caf::scoped_actor self{*_system};
     // Asked again each second: an actor that ends while the question is on
     // its way (supervision records it) may leave it unanswered, and the
@@ -506,6 +516,7 @@ events::Result<DecisionPtr> Engine::plan_now() {
     constexpr int busy_tries_max = 100;
     for (int attempt = 1;; attempt++) {
         if (events::Status idle = wait_idle(); !idle) return idle.error();
+        const ForgetSystemOnReturn forget;
         caf::scoped_actor self{*_system};
         events::Result<DecisionPtr> result = make_error(ErrorCode::io_error, "no answer");
         bool busy = false;
@@ -523,6 +534,7 @@ events::Result<DecisionPtr> Engine::plan_now() {
 events::Result<EngineStatusPtr> Engine::status(int64_t timeout_ms) {
     if (!_system) return make_error(ErrorCode::conflict, "engine is stopped");
     if (events::Status failed = check_failed(); !failed) return failed.error();
+    const ForgetSystemOnReturn forget;
     caf::scoped_actor self{*_system};
     events::Result<EngineStatusPtr> result = make_error(ErrorCode::io_error, "no answer");
     auto answer = self->request(*_router, std::chrono::milliseconds(timeout_ms), status_atom::value);

@@ -8,10 +8,13 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <future>
 #include <map>
 #include <random>
 #include <stdexcept>
 #include <thread>
+
+#include <caf/logger.hpp>
 
 #include "actors/engine.h"
 #include "tests/engine/engine_harness.h"
@@ -205,6 +208,38 @@ TEST(Engine, ARebalanceCommandPlansAtTheNextTick) {
                                    events::Source::operator_),
                        testing::tick(5000)});
     EXPECT_EQ((*engine->status())->router.last_plan_ms, 5000);
+}
+
+/// A thread that asked the engine and lives on (the HTTP API's workers)
+/// must not hold its stop: CAF's scoped actors leave a thread-local
+/// reference to the system's logger, which the system's destructor waits for.
+TEST(Engine, AThreadThatAskedItDoesNotHoldItsStop) {
+    TempDir dir;
+    DecisionLog log;
+    std::promise<void> asked, stopped, release;
+    // The engine is started and stopped on one thread, as `ballast run` does.
+    std::thread owner([&] {
+        std::unique_ptr<Engine> engine = start(dir / "journal", nullptr, log, test_config(), 2);
+        Engine* raw = engine.get();
+        std::thread asker([&] {
+            EXPECT_TRUE(raw->status().ok());
+            EXPECT_TRUE(raw->wait_idle().ok());
+            EXPECT_TRUE(raw->plan_now().ok());
+            asked.set_value();
+            release.get_future().wait();  // lives on, as a server's worker does
+            // What the engine must do itself: a stop that waited for this
+            // thread ends now, and the test reports it rather than hanging.
+            caf::logger::set_current_actor_system(nullptr);
+        });
+        asked.get_future().wait();
+        engine.reset();
+        stopped.set_value();
+        asker.join();
+    });
+    const bool in_time = stopped.get_future().wait_for(std::chrono::seconds(20)) == std::future_status::ready;
+    release.set_value();
+    owner.join();
+    EXPECT_TRUE(in_time) << "the engine's stop waited for a thread that had asked it";
 }
 
 TEST(Engine, RefusesDecisionsAsInput) {
