@@ -61,6 +61,7 @@ struct Drill {
                                       "--set", "ballast.metrics.sample.interval.ms=2000",
                                       "--set", "ballast.metrics.window.ms=8000",
                                       "--set", "ballast.partition.cooldown.ms=15000",
+                                      "--set", "ballast.http.listen=127.0.0.1:0",  // three on one machine
                                       "run", "--ha", "--bootstrap-server", bootstrap,
                                       "--journal", dir + "/journal-" + std::to_string(i + 1)};
         processes[i] = std::make_unique<BallastProcess>(args, dir + "/ballast-" + std::to_string(i + 1) + "-" +

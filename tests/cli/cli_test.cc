@@ -382,7 +382,7 @@ TEST(Cli, RunWaitsForAnUnreachableClusterAndStopsOnSigterm) {
     TempDir dir;
     const char* bin = std::getenv("BALLAST_BIN");
     ASSERT_NE(bin, nullptr);
-    const std::string script = std::string(bin) + " run --bootstrap-server 127.0.0.1:1 --journal " + (dir / "j") +
+    const std::string script = std::string(bin) + " --set ballast.http.listen=127.0.0.1:0 run --bootstrap-server 127.0.0.1:1 --journal " + (dir / "j") +
                                " & pid=$!; sleep 4; kill -0 $pid && echo still-running; kill -TERM $pid; wait $pid; "
                                "echo exit=$?";
     FILE* pipe = popen(("(" + script + ") 2>&1").c_str(), "r");

@@ -93,7 +93,8 @@ TEST(CliClientConfig, RunSaysHowItConnectsWithoutThePassword) {
     const char* bin = std::getenv("BALLAST_BIN");
     ASSERT_NE(bin, nullptr);
     const std::string script =
-        std::string(bin) + " --set kafka.security.protocol=SASL_SSL --set kafka.sasl.mechanism=SCRAM-SHA-256" +
+        std::string(bin) + " --set ballast.http.listen=127.0.0.1:0" +
+        " --set kafka.security.protocol=SASL_SSL --set kafka.sasl.mechanism=SCRAM-SHA-256" +
         " --set 'kafka.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required" +
         " username=ballast password=" + password + ";' run --bootstrap-server 127.0.0.1:1 --journal " + (dir / "j") +
         " & pid=$!; sleep 3; kill -TERM $pid; wait $pid; echo exit=$?";

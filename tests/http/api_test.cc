@@ -476,6 +476,18 @@ TEST(HttpApiAccess, AnAddressInUseOrNotAnAddressIsRefusedAtStartNamingTheKey) {
     EXPECT_EQ(in_use.exit_code, 1);
     EXPECT_TRUE(contains(in_use.out, "ballast.http.listen=" + taken + ": cannot listen there")) << in_use.out;
 
+    // Another Ballast on the port: refused, not shared (cpp-httplib's
+    // default SO_REUSEPORT would let both listen, each taking some requests).
+    TempDir first_dir;
+    Sim first = start_sim(first_dir, {});
+    ASSERT_FALSE(first.url.empty());
+    const std::string its_port = first.url.substr(std::string("http://").size());
+    testing::CliOutcome second = testing::ballast("--set ballast.http.listen=" + its_port + sim + (dir / "j4"));
+    EXPECT_EQ(second.exit_code, 1);
+    EXPECT_TRUE(contains(second.out, "ballast.http.listen=" + its_port + ": cannot listen there (Address already in use)"))
+        << second.out;
+    EXPECT_EQ(first.process->terminate(), 0);
+
     testing::CliOutcome malformed = testing::ballast("--set ballast.http.listen=localhost" + sim + (dir / "j2"));
     EXPECT_EQ(malformed.exit_code, 1);
     EXPECT_TRUE(contains(malformed.out, "config key 'ballast.http.listen': value 'localhost' is not HOST:PORT"))

@@ -1,5 +1,7 @@
 #include "tools/http/server.h"
 
+#include <sys/socket.h>
+
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -56,6 +58,13 @@ events::Result<std::unique_ptr<Server>> Server::start(const events::Config& conf
     s.set_write_timeout(5, 0);
     s.set_keep_alive_timeout(5);
     s.set_keep_alive_max_count(100);
+    // SO_REUSEADDR only: cpp-httplib's default adds SO_REUSEPORT, with which a
+    // second instance on the same port would share it (each request to either)
+    // instead of being refused at start.
+    s.set_socket_options([](socket_t sock) {
+        int yes = 1;
+        ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    });
     const Router* router = server->_router.get();
     // Every method to the one route table (which answers 404 and 405 itself).
     const httplib::Server::Handler dispatch = [router](const httplib::Request& req, httplib::Response& res) {

@@ -144,7 +144,9 @@ protected:
             args.push_back("--set");
             args.push_back(s);
         }
-        args.insert(args.end(), {"run", "--ha", "--bootstrap-server", _bootstrap, "--journal", journal(i)});
+        // Three on one machine: each its own free port for the HTTP API.
+        args.insert(args.end(), {"--set", "ballast.http.listen=127.0.0.1:0", "run", "--ha", "--bootstrap-server",
+                                 _bootstrap, "--journal", journal(i)});
         const std::string log = _dir / (name(i) + "-" + std::to_string(_logs.size()) + ".log");
         _logs.push_back(log);
         _processes[i] = std::make_unique<BallastProcess>(args, log);
@@ -417,7 +419,8 @@ TEST_F(HaOnKafka, ALeaderAndASingleRunWarnOfAnotherBallastGroupActingOnTheCluste
     _logs.push_back(log);
     _processes[0] = std::make_unique<BallastProcess>(
         std::vector<std::string>{"--set", "ballast.ha.group.id=" + _group, "--set", "ballast.ha.instance.id=" + name(0),
-                                 "run", "--ha", "--bootstrap-server", _bootstrap, "--journal", journal(0)},
+                                 "--set", "ballast.http.listen=127.0.0.1:0", "run", "--ha", "--bootstrap-server",
+                                 _bootstrap, "--journal", journal(0)},
         log);
     EXPECT_TRUE(_processes[0]->wait_for_log(": leading, epoch ", 60'000)) << "it never led";
     const std::string warning = name(0) + ": another Ballast group, '" + other + "' (leader other-leader on 127.0.0.1";
@@ -434,8 +437,8 @@ TEST_F(HaOnKafka, ALeaderAndASingleRunWarnOfAnotherBallastGroupActingOnTheCluste
     const std::string single_log = _dir / "presence-single.log";
     _logs.push_back(single_log);
     _processes[1] = std::make_unique<BallastProcess>(
-        std::vector<std::string>{"--set", "ballast.ha.instance.id=single", "run", "--bootstrap-server", _bootstrap,
-                                 "--journal", journal(1)},
+        std::vector<std::string>{"--set", "ballast.ha.instance.id=single", "--set", "ballast.http.listen=127.0.0.1:0",
+                                 "run", "--bootstrap-server", _bootstrap, "--journal", journal(1)},
         single_log);
     const std::string single_warning = "single: a Ballast group, '" + other + "' (leader other-leader on 127.0.0.1";
     EXPECT_TRUE(_processes[1]->wait_for_log(single_warning, 60'000)) << "no warning naming " << other;

@@ -137,7 +137,8 @@ protected:
             args.push_back("--set");
             args.push_back(s);
         }
-        args.insert(args.end(), {"run", "--bootstrap-server", _bootstrap, "--journal", journal()});
+        args.insert(args.end(), {"--set", "ballast.http.listen=127.0.0.1:0", "run", "--bootstrap-server", _bootstrap,
+                                 "--journal", journal()});
         _processes.push_back(std::make_unique<BallastProcess>(
             args, _dir / ("run-" + std::to_string(_processes.size() + 1) + ".log")));
         BallastProcess& p = *_processes.back();

@@ -88,6 +88,7 @@ protected:
     BallastProcess& start(const std::string& command_config, const std::vector<std::string>& settings) {
         std::vector<std::string> args;
         for (const std::string& s : settings) args.insert(args.end(), {"--set", s});
+        args.insert(args.end(), {"--set", "ballast.http.listen=127.0.0.1:0"});
         args.insert(args.end(), {"run", "--bootstrap-server", _cluster->bootstrap_servers(), "--journal", journal(),
                                  "--command-config", command_config});
         _processes.push_back(
