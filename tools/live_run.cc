@@ -267,8 +267,7 @@ std::string instance_id(const events::Config& config) {
 
 /// "caught up", or "lag N records, M ms behind the leader" (the leader's
 /// clock on both ends), or why it is not known.
-std::string lag_text(kafka::ha::KafkaHaLog& log, uint64_t applied_seq) {
-    events::Result<kafka::ha::JournalLag> lag = log.lag(applied_seq);
+std::string lag_text(const events::Result<kafka::ha::JournalLag>& lag) {
     if (!lag) return "lag unknown (" + lag.error().to_string() + ")";
     if (lag->caught_up) return "caught up";
     return "lag " + std::to_string(lag->records) + " records (the leader's log is at seq " +
@@ -458,7 +457,7 @@ int run_ha(const LiveRunOptions& options, const Clients& clients, kafka::EventCl
                              status.journal_seq);
             } else {
                 spdlog::info("{}: standby, journal at seq {}, {}, {} rounds decided as the leader did, {} otherwise",
-                             ha.instance_id, status.journal_seq, lag_text(*ha_log, status.journal_seq),
+                             ha.instance_id, status.journal_seq, lag_text(ha_log->lag(status.journal_seq)),
                              status.decisions_matched, status.decisions_diverged);
             }
             role = status.role;
@@ -466,9 +465,8 @@ int run_ha(const LiveRunOptions& options, const Clients& clients, kafka::EventCl
         }
         // A standby is ready once it has caught up with the leader's log.
         if (status.role == actors::HaRole::standby && now - last_readiness >= std::chrono::seconds(2)) {
-            events::Result<kafka::ha::JournalLag> lag = ha_log->lag(status.journal_seq);
-            const bool caught_up = lag && lag->caught_up;
-            api.set_readiness({"standby", caught_up, "following the leader: " + lag_text(*ha_log, status.journal_seq)});
+            const events::Result<kafka::ha::JournalLag> lag = ha_log->lag(status.journal_seq);
+            api.set_readiness({"standby", lag && lag->caught_up, "following the leader: " + lag_text(lag)});
             last_readiness = now;
         }
         other_groups.poll(status.role == actors::HaRole::leader, status.epoch);

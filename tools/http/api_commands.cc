@@ -144,7 +144,9 @@ Response cancel_action(const Request& request, const Json& body, actors::Engine&
 Response rebalance(const Request& request, const Json& body, actors::Engine& engine, int64_t now_ms) {
     std::string dryrun = "true";
     if (auto it = request.query.find("dryrun"); it != request.query.end()) dryrun = it->second;
-    if (auto it = body.find("dryrun"); it != body.end()) dryrun = it->is_boolean() ? (it->get<bool>() ? "true" : "false") : it->dump();
+    if (auto it = body.find("dryrun"); it != body.end()) {
+        dryrun = it->is_boolean() ? (it->get<bool>() ? "true" : "false") : it->is_string() ? it->get<std::string>() : it->dump();
+    }
     if (dryrun != "true" && dryrun != "false") {
         return error_response(400, "dryrun '" + dryrun + "' is not true or false");
     }
