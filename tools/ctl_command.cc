@@ -30,7 +30,7 @@ struct CtlOptions {
     std::string url;
     std::string token;
     bool json = false;
-    std::string id;                     // drain, exclude, include, cancel
+    std::string id;                     // drain, exclude, include, cancel; explain's TOPIC-PARTITION
     std::vector<std::string> settings;  // config key=value
 };
 
@@ -257,6 +257,18 @@ void register_ctl_command(CLI::App& app, Context& ctx) {
             });
         });
     config->add_option("SETTING", options->settings, "key=value (repeatable; checked as --set checks it)");
+    CLI::App* explain = add(
+        "explain", "Every decision about one partition, as replay --explain prints it (GET /v1/explain/TOPIC/PARTITION)",
+        [](const Context& c, const CtlOptions& o) {
+            std::string topic;
+            int32_t partition = -1;
+            if (!driver::parse_topic_partition(o.id, &topic, &partition)) {
+                return report_error("explain " + o.id + ": expected TOPIC-PARTITION, e.g. orders-3");
+            }
+            return run_request(c, o, "GET", "/v1/explain/" + topic + "/" + std::to_string(partition), nullptr,
+                               [](const Json& answer) { std::fputs(text_of(answer.at("explanation")).c_str(), stdout); });
+        });
+    explain->add_option("TOPIC-PARTITION", options->id, "The partition, e.g. orders-3")->required();
 }
 
 }  // namespace ballast::tools

@@ -22,6 +22,7 @@
 #include <functional>
 #include <memory>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -153,6 +154,9 @@ protected:
 
     static inline TempDir* dir = nullptr;
     static inline Sim* sim = nullptr;
+    /// A partition the drain moved ("topic-N"), and what the API explained of it.
+    static inline std::string drained_partition;
+    static inline std::string drained_explanation;
 };
 
 TEST_F(HttpApi, TheProbesAnswerAndTheStateNamesTheCluster) {
@@ -315,6 +319,8 @@ TEST_F(HttpApi, ADrainedBrokersPartitionsMoveAtTheRebalanceAndOneIsCancelled) {
     const uint64_t round_seq = round.at("seq");
     EXPECT_TRUE(get("/v1/decisions?since=" + std::to_string(round_seq)).body.at("decisions").empty());
 
+    drained_partition = in_flight[1].at("action").at("topic").get<std::string>() + "-" +
+                        std::to_string(in_flight[1].at("action").at("partition").get<int32_t>());
     const uint64_t id = in_flight[0].at("action_id");
     Reply cancelled = post("/v1/actions/" + std::to_string(id) + "/cancel", R"({"reason": "wrong broker"})");
     ASSERT_EQ(cancelled.status, 200) << cancelled.body;
@@ -330,6 +336,27 @@ TEST_F(HttpApi, ADrainedBrokersPartitionsMoveAtTheRebalanceAndOneIsCancelled) {
     EXPECT_TRUE(contains(again.body.at("message"), "is not in flight"));
     EXPECT_EQ(post("/v1/actions/999999/cancel").status, 404);
     EXPECT_EQ(post("/v1/actions/first/cancel").status, 400);
+}
+
+TEST_F(HttpApi, ExplainAnswersFromThePartitionIndex) {
+    ASSERT_FALSE(drained_partition.empty());
+    const size_t dash = drained_partition.rfind('-');
+    const std::string topic = drained_partition.substr(0, dash);
+    const std::string partition = drained_partition.substr(dash + 1);
+    Reply explained = get("/v1/explain/" + topic + "/" + partition);
+    ASSERT_EQ(explained.status, 200) << explained.body;
+    EXPECT_EQ(explained.body.at("topic"), topic);
+    EXPECT_EQ(std::to_string(explained.body.at("partition").get<int32_t>()), partition);
+    drained_explanation = explained.body.at("explanation").get<std::string>();
+    EXPECT_TRUE(contains(drained_explanation, "MOVE " + drained_partition + " 3 -> ")) << drained_explanation;
+    EXPECT_TRUE(contains(drained_explanation, "[Evacuation]")) << drained_explanation;
+    EXPECT_TRUE(contains(explained.body.at("how").get<std::string>(), "partition index")) << explained.body;
+    EXPECT_GT(explained.body.at("events_read").get<uint64_t>(), 0u);
+
+    Reply not_a_number = get("/v1/explain/" + topic + "/first");
+    EXPECT_EQ(not_a_number.status, 400);
+    EXPECT_EQ(not_a_number.body.at("message"), "partition 'first' is not a number in [0, 2147483647]");
+    EXPECT_EQ(get("/v1/explain/" + topic).status, 404);
 }
 
 TEST_F(HttpApi, ExcludeAndIncludeABroker) {
@@ -362,6 +389,13 @@ TEST_F(HttpApi, CtlIsAThinClientOfTheSameApi) {
     EXPECT_TRUE(contains(config.out, "ballast.partition.cooldown.ms: 120000 -> 90000")) << config.out;
     EXPECT_TRUE(contains(testing::ballast("ctl" + url + "config").out,
                          "ballast.partition.cooldown.ms=90000    # from ConfigChanged"));
+
+    testing::CliOutcome explained = testing::ballast("ctl" + url + "explain " + drained_partition);
+    EXPECT_EQ(explained.exit_code, 0) << explained.out;
+    EXPECT_TRUE(contains(explained.out, "MOVE " + drained_partition + " 3 -> ")) << explained.out;
+    testing::CliOutcome no_partition = testing::ballast("ctl" + url + "explain orders");
+    EXPECT_EQ(no_partition.exit_code, 1);
+    EXPECT_TRUE(contains(no_partition.out, "explain orders: expected TOPIC-PARTITION")) << no_partition.out;
 
     testing::CliOutcome unknown = testing::ballast("ctl" + url + "drain 9");
     EXPECT_EQ(unknown.exit_code, 1);
@@ -397,6 +431,22 @@ TEST_F(HttpApi, EveryCommandIsInTheJournalAndReplaysToTheSameDecisions) {
     testing::CliOutcome replay = testing::ballast("replay --journal " + sim->journal);
     EXPECT_EQ(replay.exit_code, 0) << replay.out;
     EXPECT_TRUE(contains(replay.out, "identical to the journal")) << replay.out;
+
+    // What the API explained then, line by line, is what replay --explain
+    // prints now (after its heading, which names the seqs read).
+    testing::CliOutcome explain = testing::ballast("replay --journal " + sim->journal + " --explain " + drained_partition);
+    EXPECT_EQ(explain.exit_code, 0) << explain.out;
+    ASSERT_FALSE(drained_explanation.empty());
+    std::istringstream lines(drained_explanation);
+    std::string line;
+    std::getline(lines, line);  // the heading
+    size_t at = 0;
+    while (std::getline(lines, line)) {
+        const size_t found = explain.out.find(line + "\n", at);
+        ASSERT_NE(found, std::string::npos) << "not in replay --explain after the last line found: " << line << "\n"
+                                            << explain.out;
+        at = found + line.size();
+    }
 }
 
 // ---------------------------------------------------------------- the token and the listener

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "actors/engine.h"
+#include "tools/driver/journal_explain.h"
 #include "tools/driver/plan_json.h"
 #include "tools/driver/text_format.h"
 #include "tools/http/api_internal.h"
@@ -182,6 +183,30 @@ Response get_actions(EngineAccess& access, const ApiOptions& options, const Requ
     });
 }
 
+/// GET /v1/explain/{topic}/{partition}: every decision about one partition,
+/// as `ballast replay --explain` prints it, from the journal's partition
+/// index (a few events read, whatever the journal's length).
+Response get_explain(EngineAccess& access, const ApiOptions& options, const Request& request) {
+    const std::string& topic = request.params.at("topic");
+    Response error;
+    const std::optional<int32_t> partition =
+        parse_number<int32_t>(request.params.at("partition"), INT32_MAX, "partition", &error);
+    if (!partition) return error;
+    return with_engine(access, options, [&](actors::Engine& engine, int64_t) {
+        if (!engine.journal()) return error_response(503, "this engine has no journal");
+        driver::ExplainRequest explain;
+        explain.topic = topic;
+        explain.partition = *partition;
+        events::Result<driver::Explanation> answer = driver::explain_partition(*engine.journal(), explain);
+        if (!answer) return engine_error(answer.error());
+        return json_response(200, Json{{"topic", topic},
+                                       {"partition", *partition},
+                                       {"explanation", answer->text},
+                                       {"how", answer->how},
+                                       {"events_read", answer->events_read}});
+    });
+}
+
 }  // namespace
 
 Json readiness_json(const Readiness& r) { return {{"role", r.role}, {"ready", r.ready}, {"detail", r.detail}}; }
@@ -250,6 +275,8 @@ void add_api_routes(Router& router, EngineAccess& access, const ApiOptions& opti
                [&access, options](const Request& r) { return get_decisions(access, options, r); });
     router.add("GET", "/v1/actions", Access::read,
                [&access, options](const Request& r) { return get_actions(access, options, r); });
+    router.add("GET", "/v1/explain/{topic}/{partition}", Access::read,
+               [&access, options](const Request& r) { return get_explain(access, options, r); });
     router.add("GET", "/v1/proposals", Access::read, [&access, options](const Request&) {
         return with_engine(access, options, [](actors::Engine& engine, int64_t) { return dry_run(engine); });
     });
