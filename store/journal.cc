@@ -58,8 +58,8 @@ rocksdb::Options db_options(const JournalOptions& options) {
     o.write_buffer_size = 64 << 20;
     o.max_write_buffer_number = 2;
     // A log file goes once every memtable holding writes from it is flushed;
-    // the partition index's fills slowly and would hold every log (up to
-    // 1.5 GiB, which an open replays: 10 s at 10M storm events). Past this
+    // the partition index's fills slowly and would hold every log, all of
+    // which an open replays (bench/README.md: explain's cold open). Past this
     // total RocksDB flushes what holds the oldest log: the index's and the
     // snapshots' small memtables, never the events' two, whose logs fit.
     o.max_total_wal_size = 192 << 20;
