@@ -8,6 +8,7 @@
 
 #include "events/event_generated.h"
 #include "store/journal.h"
+#include "store/journal_record.h"
 
 namespace ballast::store {
 
