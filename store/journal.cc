@@ -388,6 +388,7 @@ Result<uint64_t> Journal::append(std::span<events::Event> batch, const ShipRuns&
     }
     const uint64_t last = last_seq();
     if (batch.empty()) return last;
+    const LatencyHistogram::Timer timer(_append_latency);
     // What is refused here never reaches the disk: one bad event written
     // would stop every later open of the journal at its seq.
     if (Status valid = events::check_batch(batch); !valid) {
@@ -493,6 +494,7 @@ Result<std::vector<events::Event>> Journal::append_shipped(std::span<const Shipp
     if (_options.read_only) {
         return make_error(ErrorCode::conflict, "journal " + _path + " is open read-only");
     }
+    const LatencyHistogram::Timer timer(_append_latency);
     const uint64_t last = last_seq();
     uint64_t seq = last;
     rocksdb::WriteBatch write_batch;

@@ -42,6 +42,7 @@
 
 #include "events/event.h"
 #include "events/result.h"
+#include "store/latency_histogram.h"
 
 namespace rocksdb {
 class DB;
@@ -383,6 +384,9 @@ public:
 
     /// Bytes the journal's files take on disk.
     uint64_t disk_size_bytes() const;
+    /// The wall-clock time of each append (a leader's, shipping included,
+    /// and a standby's), from any thread.
+    LatencyHistogram::Figures append_latency() const { return _append_latency.figures(); }
 
     // ------------------------------------------------ the partition index
     // What `ballast replay --explain` reads instead of the whole journal
@@ -470,6 +474,7 @@ private:
     mutable std::mutex _index_mutex;
     mutable std::string _index_problem;  // why the index does not answer; under _index_mutex
     std::vector<std::string> _warnings;
+    LatencyHistogram _append_latency;
 };
 
 }  // namespace ballast::store

@@ -466,7 +466,12 @@ int run_ha(const LiveRunOptions& options, const Clients& clients, kafka::EventCl
         // A standby is ready once it has caught up with the leader's log.
         if (status.role == actors::HaRole::standby && now - last_readiness >= std::chrono::seconds(2)) {
             const events::Result<kafka::ha::JournalLag> lag = ha_log->lag(status.journal_seq);
-            api.set_readiness({"standby", lag && lag->caught_up, "following the leader: " + lag_text(lag)});
+            http::Readiness readiness{"standby", lag && lag->caught_up, "following the leader: " + lag_text(lag)};
+            if (lag) {
+                readiness.lag_records = lag->caught_up ? 0 : static_cast<int64_t>(lag->records);
+                readiness.lag_ms = lag->caught_up ? 0 : lag->ms;
+            }
+            api.set_readiness(readiness);
             last_readiness = now;
         }
         other_groups.poll(status.role == actors::HaRole::leader, status.epoch);

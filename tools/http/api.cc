@@ -281,6 +281,7 @@ void add_api_routes(Router& router, EngineAccess& access, const ApiOptions& opti
         return with_engine(access, options, [](actors::Engine& engine, int64_t) { return dry_run(engine); });
     });
     add_command_routes(router, access, options);
+    add_metrics_routes(router, access, options);
 }
 
 Response dry_run(actors::Engine& engine) {

@@ -40,4 +40,7 @@ Response dry_run(actors::Engine& engine);
 /// POST /v1/pause, /v1/resume, /v1/rebalance, /v1/brokers/{id}/..., /v1/actions/{id}/cancel, PUT /v1/config.
 void add_command_routes(Router& router, EngineAccess& access, const ApiOptions& options);
 
+/// GET /metrics (metrics_route.cc).
+void add_metrics_routes(Router& router, EngineAccess& access, const ApiOptions& options);
+
 }  // namespace ballast::http

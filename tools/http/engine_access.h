@@ -45,6 +45,10 @@ struct Readiness {
     bool ready = false;
     /// Why not, or what it is doing ("waiting for the cluster at ...").
     std::string detail;
+    /// A standby: records of the leader's log it has not followed yet, and
+    /// how far behind the newest it is (-1: not a standby, or not known).
+    int64_t lag_records = -1;
+    int64_t lag_ms = -1;
 };
 
 class EngineAccess {

@@ -1,0 +1,65 @@
+#pragma once
+
+/// The counters `/metrics` reads from the journal: what was journaled since
+/// this process began counting, by type, and the actions planned and their
+/// outcomes by kind and goal. The journal is the record of every input and
+/// decision, so counting it (from the server's side, with the journal's
+/// readers, safe beside its writer) costs the engine nothing and changes
+/// no decision; a replay would count the same.
+///
+/// Counting starts after the seq the engine recovered up to (what this
+/// process journals, as a Prometheus counter restarts with its process) and
+/// reads at most `events_per_scrape_max` events a scrape; a tally behind by
+/// more catches up over the next scrapes (`behind_events` says by how much).
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+
+#include "events/result.h"
+
+namespace ballast::store {
+class Journal;
+}
+
+namespace ballast::http {
+
+struct TallyFigures {
+    /// Events journaled, by (type, source).
+    std::map<std::pair<std::string, std::string>, uint64_t> events;
+    /// Actions planned, by (kind, goal).
+    std::map<std::pair<std::string, std::string>, uint64_t> actions_planned;
+    /// Submissions (each attempt), by (kind, goal).
+    std::map<std::pair<std::string, std::string>, uint64_t> submissions;
+    /// Ends, by (kind, goal, outcome: completed, failed, timed_out, cancelled).
+    std::map<std::tuple<std::string, std::string, std::string>, uint64_t> outcomes;
+    uint64_t counted_to_seq = 0;  // the newest seq counted
+    uint64_t behind_events = 0;   // journaled and not yet counted
+};
+
+class JournalTally {
+public:
+    /// Reads at most this many events a scrape (a window of the journal
+    /// reads, tools/http/README.md's `scan_events_max`).
+    static constexpr uint64_t events_per_scrape_max = 100'000;
+    /// Actions whose end is not yet journaled, remembered for their kind
+    /// and goal; past this the oldest are forgotten (their ends then count
+    /// as kind and goal `unknown`).
+    static constexpr size_t open_actions_max = 100'000;
+
+    /// Counts what the journal holds past what was counted (from
+    /// `start_after_seq` the first time) and answers the counts.
+    events::Result<TallyFigures> update(const store::Journal& journal, uint64_t start_after_seq);
+
+private:
+    std::mutex _mutex;
+    bool _started = false;
+    TallyFigures _figures;
+    std::unordered_map<uint64_t, std::pair<std::string, std::string>> _open_actions;  // id: kind, goal
+};
+
+}  // namespace ballast::http
