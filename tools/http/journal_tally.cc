@@ -18,7 +18,7 @@ events::Result<TallyFigures> JournalTally::update(const store::Journal& journal,
     const uint64_t from = std::max(_figures.counted_to_seq + 1, journal.first_seq());
     const uint64_t last = journal.last_seq();
     if (from <= last) {
-        const uint64_t to = std::min(last, from + events_per_scrape_max - 1);
+        const uint64_t to = std::min(last, from + _events_per_scrape_max - 1);
         events::Result<std::vector<events::Event>> read = journal.read(from, to);
         if (!read) return read.error();
         for (const events::Event& e : *read) {

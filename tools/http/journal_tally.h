@@ -9,7 +9,7 @@
 ///
 /// Counting starts after the seq the engine recovered up to (what this
 /// process journals, as a Prometheus counter restarts with its process) and
-/// reads at most `events_per_scrape_max` events a scrape; a tally behind by
+/// reads a bounded number of events a scrape; a tally behind by
 /// more catches up over the next scrapes (`behind_events` says by how much).
 
 #include <cstdint>
@@ -43,9 +43,9 @@ struct TallyFigures {
 
 class JournalTally {
 public:
-    /// Reads at most this many events a scrape (a window of the journal
-    /// reads, tools/http/README.md's `scan_events_max`).
-    static constexpr uint64_t events_per_scrape_max = 100'000;
+    /// Reads at most `events_per_scrape_max` events a scrape (by default a
+    /// window of the journal reads, tools/http/README.md's `scan_events_max`).
+    explicit JournalTally(uint64_t events_per_scrape_max = 100'000) : _events_per_scrape_max(events_per_scrape_max) {}
     /// Actions whose end is not yet journaled, remembered for their kind
     /// and goal; past this the oldest are forgotten (their ends then count
     /// as kind and goal `unknown`).
@@ -56,6 +56,7 @@ public:
     events::Result<TallyFigures> update(const store::Journal& journal, uint64_t start_after_seq);
 
 private:
+    const uint64_t _events_per_scrape_max;
     std::mutex _mutex;
     bool _started = false;
     TallyFigures _figures;

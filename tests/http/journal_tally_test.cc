@@ -1,0 +1,120 @@
+/// The counters `/metrics` reads from a real journal (tools/http/
+/// journal_tally.h): only what was journaled after the seq counting starts
+/// after, by type and source; actions planned, submitted and ended by kind,
+/// goal and outcome (an end of an action it never saw planned as
+/// `unknown`); a bounded read a scrape that catches up over the next ones.
+/// And the journal's append latency (store/latency_histogram.h): one
+/// observation per append, in the bucket its time falls in.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "store/journal.h"
+#include "tests/support/open_journal.h"
+#include "tests/support/sample_events.h"
+#include "tests/support/temp_dir.h"
+#include "tools/http/journal_tally.h"
+
+namespace ballast::http {
+namespace {
+
+using events::Event;
+using events::Source;
+
+Event event(Source source, events::Body body) {
+    Event e;
+    e.time_ms = 1000;
+    e.source = source;
+    e.body = std::move(body);
+    return e;
+}
+
+events::Action move(uint64_t id, int32_t partition) {
+    events::Action a;
+    a.action_id = id;
+    a.kind = events::ActionKind::move;
+    a.topic = "orders";
+    a.partition = partition;
+    a.source_broker = 3;
+    a.destination_broker = 1;
+    a.replicas_before = {3};
+    a.replicas_after = {1};
+    a.goal = "Evacuation";
+    return a;
+}
+
+TEST(JournalTally, CountsWhatWasJournaledAfterItsStartByTypeAndActionsByKindGoalAndOutcome) {
+    testing::TempDir dir;
+    auto journal = testing::open_journal(dir / "j");
+    std::vector<Event> before = testing::sample_events(1, 5);  // recovered: not this process's
+    ASSERT_TRUE(journal->append(before).ok());
+    std::vector<Event> batch = {
+        event(Source::clock, events::Tick{1000}),
+        event(Source::engine, events::ActionsPlanned{1, 6, {move(1, 0), move(2, 3)}, {}, {}, {}, {}}),
+        event(Source::executor, events::ActionSubmitted{1, 1}),
+        event(Source::executor, events::ActionSubmitted{2, 1}),
+        event(Source::executor, events::ActionCompleted{1}),
+        event(Source::executor, events::ActionFailed{2, 7, "NOT_CONTROLLER", "try again", true, 1}),
+        event(Source::operator_, events::ActionCancelled{2, "wrong broker"}),
+        event(Source::executor, events::ActionCompleted{99}),
+    };
+    ASSERT_TRUE(journal->append(batch).ok());
+
+    JournalTally tally(4);
+    events::Result<TallyFigures> first = tally.update(*journal, 5);
+    ASSERT_TRUE(first.ok()) << first.error().to_string();
+    EXPECT_EQ(first->counted_to_seq, 9u);
+    EXPECT_EQ(first->behind_events, 4u);
+    EXPECT_EQ((first->events[{"tick", "clock"}]), 1u);
+    uint64_t counted = 0;
+    for (const auto& [key, n] : first->events) counted += n;
+    EXPECT_EQ(counted, 4u) << "the recovered events are not counted";
+    EXPECT_EQ((first->actions_planned[{"move", "Evacuation"}]), 2u);
+
+    events::Result<TallyFigures> second = tally.update(*journal, 5);
+    ASSERT_TRUE(second.ok());
+    EXPECT_EQ(second->counted_to_seq, 13u);
+    EXPECT_EQ(second->behind_events, 0u);
+    uint64_t events = 0;
+    for (const auto& [key, n] : second->events) events += n;
+    EXPECT_EQ(events, 8u);
+    EXPECT_EQ((second->events[{"action_submitted", "executor"}]), 2u);
+    EXPECT_EQ((second->submissions[{"move", "Evacuation"}]), 2u);
+    EXPECT_EQ((second->outcomes[{"move", "Evacuation", "completed"}]), 1u);
+    EXPECT_EQ((second->outcomes[{"move", "Evacuation", "failed"}]), 1u);
+    EXPECT_EQ((second->outcomes[{"move", "Evacuation", "cancelled"}]), 1u);
+    EXPECT_EQ((second->outcomes[{"unknown", "unknown", "completed"}]), 1u);
+
+    // Nothing new: the same counts.
+    events::Result<TallyFigures> third = tally.update(*journal, 5);
+    ASSERT_TRUE(third.ok());
+    EXPECT_EQ(third->events, second->events);
+    EXPECT_EQ(third->outcomes, second->outcomes);
+
+    // One observation per append that wrote (an empty one writes nothing).
+    std::vector<Event> none;
+    ASSERT_TRUE(journal->append(none).ok());
+    EXPECT_EQ(journal->append_latency().count, 2u);
+}
+
+TEST(JournalTally, AnAppendsLatencyFallsInItsBucketAndBeyondTheLastOnlyInTheCount) {
+    store::LatencyHistogram histogram;
+    histogram.observe(std::chrono::microseconds(300));  // <= 0.0005 s: the third bucket
+    histogram.observe(std::chrono::microseconds(100));  // == the first bound: the first
+    histogram.observe(std::chrono::seconds(10));        // beyond 2.5 s
+    const store::LatencyHistogram::Figures f = histogram.figures();
+    EXPECT_EQ(f.count, 3u);
+    EXPECT_EQ(f.bucket_counts[0], 1u);
+    EXPECT_EQ(f.bucket_counts[1], 0u);
+    EXPECT_EQ(f.bucket_counts[2], 1u);
+    uint64_t in_buckets = 0;
+    for (uint64_t n : f.bucket_counts) in_buckets += n;
+    EXPECT_EQ(in_buckets, 2u);
+    EXPECT_NEAR(f.sum_s, 10.0004, 1e-9);
+}
+
+}  // namespace
+}  // namespace ballast::http
