@@ -9,7 +9,8 @@
 ///
 /// Counting starts after the seq the engine recovered up to (what this
 /// process journals, as a Prometheus counter restarts with its process) and
-/// reads a bounded number of events a scrape; a tally behind by
+/// reads a bounded number of events a scrape (each record's header in place;
+/// only ActionsPlanned and the outcomes decoded); a tally behind by
 /// more catches up over the next scrapes (`behind_events` says by how much).
 
 #include <cstdint>
@@ -17,9 +18,9 @@
 #include <mutex>
 #include <string>
 #include <tuple>
-#include <unordered_map>
 #include <utility>
 
+#include "events/event.h"
 #include "events/result.h"
 
 namespace ballast::store {
@@ -56,11 +57,16 @@ public:
     events::Result<TallyFigures> update(const store::Journal& journal, uint64_t start_after_seq);
 
 private:
+    using KindGoal = std::pair<std::string, std::string>;
+    KindGoal kind_goal(uint64_t action_id) const;
+    /// An ActionsPlanned or an action's outcome.
+    void count_action_event(const events::Event& event);
+
     const uint64_t _events_per_scrape_max;
     std::mutex _mutex;
     bool _started = false;
     TallyFigures _figures;
-    std::unordered_map<uint64_t, std::pair<std::string, std::string>> _open_actions;  // id: kind, goal
+    std::map<uint64_t, std::pair<std::string, std::string>> _open_actions;  // id: kind, goal; oldest first
 };
 
 }  // namespace ballast::http
