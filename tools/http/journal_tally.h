@@ -10,8 +10,8 @@
 /// Counting starts after the seq the engine recovered up to (what this
 /// process journals, as a Prometheus counter restarts with its process) and
 /// reads a bounded number of events a scrape (each record's header in place;
-/// only ActionsPlanned and the outcomes decoded); a tally behind by
-/// more catches up over the next scrapes (`behind_events` says by how much).
+/// only ActionsPlanned and the outcomes decoded); a tally further behind
+/// catches up over the next scrapes (`behind_events` says by how much).
 
 #include <cstdint>
 #include <map>
