@@ -434,7 +434,9 @@ Result<uint64_t> Journal::append(std::span<events::Event> batch, const ShipRuns&
                                                            shipped_ok.error().message);
         }
     }
-    return write(write_batch, last, seq, batch);
+    Result<uint64_t> written = write(write_batch, last, seq, batch);
+    if (written) _round_latency.appended(batch, last + 1, seq, timer.started());
+    return written;
 }
 
 

@@ -43,6 +43,7 @@
 #include "events/event.h"
 #include "events/result.h"
 #include "store/latency_histogram.h"
+#include "store/round_latency.h"
 
 namespace rocksdb {
 class DB;
@@ -387,6 +388,9 @@ public:
     /// The wall-clock time of each append (a leader's, shipping included,
     /// and a standby's), from any thread.
     LatencyHistogram::Figures append_latency() const { return _append_latency.figures(); }
+    /// The wall-clock time from the append of a round's barrier to the
+    /// append of its decision (round_latency.h), from any thread.
+    LatencyHistogram::Figures round_latency() const { return _round_latency.figures(); }
 
     // ------------------------------------------------ the partition index
     // What `ballast replay --explain` reads instead of the whole journal
@@ -475,6 +479,7 @@ private:
     mutable std::string _index_problem;  // why the index does not answer; under _index_mutex
     std::vector<std::string> _warnings;
     LatencyHistogram _append_latency;
+    RoundLatency _round_latency;  // the writer's
 };
 
 }  // namespace ballast::store

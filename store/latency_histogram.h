@@ -16,8 +16,8 @@ namespace ballast::store {
 
 class LatencyHistogram {
 public:
-    /// Upper bounds in seconds: an fsync on a fast disk is ~0.1-1 ms, a
-    /// slow one or a stall of RocksDB's writes tens of ms to seconds.
+    /// Upper bounds in seconds: from a write that is not synced to a stall
+    /// of RocksDB's writes (an append), or a round at a million partitions.
     static constexpr std::array<double, 12> upper_bounds_s = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
                                                              0.01,   0.025,   0.05,   0.1,   0.5,    2.5};
 
@@ -56,6 +56,7 @@ public:
         explicit Timer(LatencyHistogram& histogram)
             : _histogram(histogram), _started(std::chrono::steady_clock::now()) {}
         ~Timer() { _histogram.observe(std::chrono::steady_clock::now() - _started); }
+        std::chrono::steady_clock::time_point started() const { return _started; }
         Timer(const Timer&) = delete;
         Timer& operator=(const Timer&) = delete;
 

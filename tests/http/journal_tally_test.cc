@@ -4,7 +4,8 @@
 /// goal and outcome (an end of an action it never saw planned as
 /// `unknown`); a bounded read a scrape that catches up over the next ones.
 /// And the journal's append latency (store/latency_histogram.h): one
-/// observation per append, in the bucket its time falls in.
+/// observation per append, in the bucket its time falls in; and a round's,
+/// from its barrier's append to its decision's (store/round_latency.h).
 
 #include <gtest/gtest.h>
 
@@ -98,6 +99,20 @@ TEST(JournalTally, CountsWhatWasJournaledAfterItsStartByTypeAndActionsByKindGoal
     std::vector<Event> none;
     ASSERT_TRUE(journal->append(none).ok());
     EXPECT_EQ(journal->append_latency().count, 2u);
+    // The round at barrier 6 decided in the same append: timed; one whose
+    // barrier this open of the journal did not append is not.
+    EXPECT_EQ(journal->round_latency().count, 1u);
+    std::vector<Event> late = {event(Source::engine, events::ActionsPlanned{2, 14, {move(3, 1)}, {}, {}, {}, {}})};
+    std::vector<Event> tick = {event(Source::clock, events::Tick{2000})};
+    ASSERT_TRUE(journal->append(tick).ok());  // seq 14, the barrier
+    ASSERT_TRUE(journal->append(late).ok());
+    EXPECT_EQ(journal->round_latency().count, 2u);
+    journal.reset();
+    journal = testing::open_journal(dir / "j");
+    std::vector<Event> unseen = {event(Source::engine, events::ActionsPlanned{3, 14, {move(4, 1)}, {}, {}, {}, {}})};
+    ASSERT_TRUE(journal->append(unseen).ok());  // barrier 14: appended before this open
+    EXPECT_EQ(journal->round_latency().count, 0u);
+    EXPECT_EQ(journal->append_latency().count, 1u);
 }
 
 TEST(JournalTally, AnAppendsLatencyFallsInItsBucketAndBeyondTheLastOnlyInTheCount) {

@@ -124,6 +124,7 @@ TEST(HttpMetrics, AScrapeIsValidAndItsFiguresMoveWithTheRoundsActionsAndCommands
     })) << moving.text;
     expect_valid(moving);
     EXPECT_GT(moving.at("ballast_planning_rounds_total"), first.at("ballast_planning_rounds_total"));
+    EXPECT_GT(moving.at("ballast_plan_duration_seconds_count"), first.at("ballast_plan_duration_seconds_count"));
     EXPECT_EQ(moving.at("ballast_actions_planned_total{kind=\"move\",goal=\"Evacuation\"}"), 2) << moving.text;
     EXPECT_EQ(moving.at("ballast_action_submissions_total{kind=\"move\",goal=\"Evacuation\"}"), 2);
     EXPECT_EQ(moving.sum("ballast_events_total", {"type=\"operator_command\"", "source=\"operator\""}), 2);

@@ -35,6 +35,15 @@ void instance_figures(Exposition& e, const Readiness& r) {
     e.add("ballast_standby_lag_seconds", {}, static_cast<double>(r.lag_ms) / 1e3);
 }
 
+metrics::HistogramData histogram_data(const store::LatencyHistogram::Figures& figures) {
+    metrics::HistogramData data;
+    data.upper_bounds.assign(store::LatencyHistogram::upper_bounds_s.begin(), store::LatencyHistogram::upper_bounds_s.end());
+    data.bucket_counts.assign(figures.bucket_counts.begin(), figures.bucket_counts.end());
+    data.count = figures.count;
+    data.sum = figures.sum_s;
+    return data;
+}
+
 void journal_figures(Exposition& e, const store::Journal& journal) {
     e.declare("ballast_journal_size_bytes", Type::gauge, "Bytes the journal's files take on disk.");
     e.add("ballast_journal_size_bytes", {}, static_cast<double>(journal.disk_size_bytes()));
@@ -42,15 +51,13 @@ void journal_figures(Exposition& e, const store::Journal& journal) {
     e.add("ballast_journal_events", {}, static_cast<double>(journal.event_count()));
     e.declare("ballast_journal_last_seq", Type::gauge, "The newest journaled seq.");
     e.add("ballast_journal_last_seq", {}, static_cast<double>(journal.last_seq()));
-    const store::LatencyHistogram::Figures latency = journal.append_latency();
-    metrics::HistogramData data;
-    data.upper_bounds.assign(store::LatencyHistogram::upper_bounds_s.begin(), store::LatencyHistogram::upper_bounds_s.end());
-    data.bucket_counts.assign(latency.bucket_counts.begin(), latency.bucket_counts.end());
-    data.count = latency.count;
-    data.sum = latency.sum_s;
     e.declare("ballast_journal_append_duration_seconds", Type::histogram,
               "Wall-clock time of each journal append (one batch, durable per ballast.journal.sync).");
-    e.add_histogram("ballast_journal_append_duration_seconds", {}, data);
+    e.add_histogram("ballast_journal_append_duration_seconds", {}, histogram_data(journal.append_latency()));
+    e.declare("ballast_plan_duration_seconds", Type::histogram,
+              "Wall-clock time from the append of a round's barrier to the append of its decision "
+              "(routing, planning, journaling; rounds that journal a decision).");
+    e.add_histogram("ballast_plan_duration_seconds", {}, histogram_data(journal.round_latency()));
 }
 
 void tally_figures(Exposition& e, const TallyFigures& t) {
