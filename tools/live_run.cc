@@ -122,7 +122,7 @@ std::optional<Reached> wait_for_cluster(const LiveRunOptions& options, const kaf
     kafka::RetryBackoff backoff("connecting to the Kafka cluster at " + options.bootstrap_servers, 1000,
                                 reachable_backoff_max_ms);
     for (;;) {
-        events::Result<kafka::wire::DescribeClusterResponse> cluster = admin.describe_cluster({}, call_timeout_ms);
+        events::Result<kafka::wire::messages::DescribeClusterResponse> cluster = admin.describe_cluster({}, call_timeout_ms);
         if (cluster && cluster->error.ok()) {
             spdlog::info("connected to cluster {} ({} brokers) at {}", cluster->cluster_id, cluster->brokers.size(),
                          options.bootstrap_servers);

@@ -36,7 +36,7 @@ TrackedAction track(const events::Action& action, uint32_t attempt) {
     return tracked;
 }
 
-TrackStep next_step(TrackedAction& tracked, const wire::ListPartitionReassignmentsResponse& moving,
+TrackStep next_step(TrackedAction& tracked, const wire::messages::ListPartitionReassignmentsResponse& moving,
                     const ClusterState& reported, int64_t now_ms, int64_t abandon_after_ms, std::string* why) {
     if (tracked.phase == TrackPhase::electing) {
         const TrackedPart& part = tracked.parts.front();

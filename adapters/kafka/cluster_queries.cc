@@ -27,10 +27,10 @@ int64_t ms_left(std::chrono::steady_clock::time_point deadline) {
         1, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count());
 }
 
-events::Result<wire::MetadataResponse> ask_metadata(wire::AdminClient& admin, const wire::MetadataRequest& request,
+events::Result<wire::messages::MetadataResponse> ask_metadata(wire::AdminClient& admin, const wire::messages::MetadataRequest& request,
                                                     int64_t timeout_ms) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-    events::Result<wire::MetadataResponse> answer = admin.metadata(request, timeout_ms);
+    events::Result<wire::messages::MetadataResponse> answer = admin.metadata(request, timeout_ms);
     if (!answer) answer = admin.metadata(request, ms_left(deadline));
     if (answer && answer->error_code != 0) {
         return make_error(ErrorCode::io_error, "metadata request: " + wire::KafkaError{answer->error_code, {}}.to_string());
@@ -41,16 +41,16 @@ events::Result<wire::MetadataResponse> ask_metadata(wire::AdminClient& admin, co
 using Leaders = std::map<std::pair<std::string, int32_t>, int32_t>;
 
 events::Result<Leaders> leaders_of(wire::AdminClient& admin, const std::set<std::string>& topics, int64_t timeout_ms) {
-    wire::MetadataRequest request;
+    wire::messages::MetadataRequest request;
     request.topics.emplace();
     for (const std::string& topic : topics) request.topics->push_back({wire::Uuid{}, topic});
     request.allow_auto_topic_creation = false;
-    events::Result<wire::MetadataResponse> answer = ask_metadata(admin, request, timeout_ms);
+    events::Result<wire::messages::MetadataResponse> answer = ask_metadata(admin, request, timeout_ms);
     if (!answer) return answer.error();
     Leaders out;
-    for (const wire::MetadataResponseTopic& t : answer->topics) {
+    for (const wire::messages::MetadataResponseTopic& t : answer->topics) {
         if (!t.name) continue;
-        for (const wire::MetadataResponsePartition& p : t.partitions) out[{*t.name, p.partition_index}] = p.leader_id;
+        for (const wire::messages::MetadataResponsePartition& p : t.partitions) out[{*t.name, p.partition_index}] = p.leader_id;
     }
     return out;
 }
@@ -58,18 +58,18 @@ events::Result<Leaders> leaders_of(wire::AdminClient& admin, const std::set<std:
 }  // namespace
 
 events::Result<Metadata> cluster_metadata(wire::AdminClient& admin, int64_t timeout_ms) {
-    wire::MetadataRequest request;  // every topic
+    wire::messages::MetadataRequest request;  // every topic
     request.allow_auto_topic_creation = false;
-    events::Result<wire::MetadataResponse> answer = ask_metadata(admin, request, timeout_ms);
+    events::Result<wire::messages::MetadataResponse> answer = ask_metadata(admin, request, timeout_ms);
     if (!answer) return make_error(answer.error().code, "metadata request: " + answer.error().message);
     Metadata out;
-    for (const wire::MetadataResponseBroker& b : answer->brokers) out.brokers.push_back({b.node_id, b.host, b.port});
-    for (wire::MetadataResponseTopic& t : answer->topics) {
+    for (const wire::messages::MetadataResponseBroker& b : answer->brokers) out.brokers.push_back({b.node_id, b.host, b.port});
+    for (wire::messages::MetadataResponseTopic& t : answer->topics) {
         if (!t.name) continue;  // only a topic asked by an unknown id has none
         MetadataTopic topic;
         topic.name = std::move(*t.name);
         topic.error_code = t.error_code;
-        for (wire::MetadataResponsePartition& p : t.partitions) {
+        for (wire::messages::MetadataResponsePartition& p : t.partitions) {
             MetadataPartition partition;
             partition.id = p.partition_index;
             partition.error_code = p.error_code;
@@ -103,19 +103,19 @@ events::Result<std::vector<PartitionOffset>> end_offsets(wire::AdminClient& admi
         for (const int32_t p : t.partitions) answers[{t.topic, p}] = {t.topic, p, -1, leader_not_available};
     }
     auto ask = [&](const std::set<std::pair<std::string, int32_t>>& wanted) {
-        std::map<int32_t, wire::ListOffsetsRequest> by_leader;
+        std::map<int32_t, wire::messages::ListOffsetsRequest> by_leader;
         for (const auto& key : wanted) {
             auto leader = leaders->find(key);
             if (leader == leaders->end() || leader->second < 0) continue;  // no leader now: leader_not_available
-            wire::ListOffsetsRequest& request = by_leader[leader->second];
+            wire::messages::ListOffsetsRequest& request = by_leader[leader->second];
             if (request.topics.empty() || request.topics.back().name != key.first) request.topics.push_back({key.first, {}});
-            request.topics.back().partitions.push_back({key.second, -1, wire::list_offsets_timestamp::latest});
+            request.topics.back().partitions.push_back({key.second, -1, wire::messages::list_offsets_timestamp::latest});
         }
         for (const auto& [leader, request] : by_leader) {
-            events::Result<wire::ListOffsetsResponse> answer = admin.list_offsets(leader, request, ms_left(deadline));
+            events::Result<wire::messages::ListOffsetsResponse> answer = admin.list_offsets(leader, request, ms_left(deadline));
             if (!answer) continue;  // the broker did not answer: its partitions keep their error
-            for (const wire::ListOffsetsTopicResponse& t : answer->topics) {
-                for (const wire::ListOffsetsPartitionResponse& p : t.partitions) {
+            for (const wire::messages::ListOffsetsTopicResponse& t : answer->topics) {
+                for (const wire::messages::ListOffsetsPartitionResponse& p : t.partitions) {
                     auto it = answers.find({t.name, p.partition_index});
                     if (it == answers.end()) continue;
                     it->second.error_code = p.error.code;

@@ -25,9 +25,9 @@ std::vector<int32_t> only(const std::vector<int32_t>& list, const std::vector<in
 }
 
 std::map<int32_t, BrokerState> build_brokers(const Observation& o, const ClusterState& previous) {
-    std::map<int32_t, const wire::DescribeClusterBroker*> registered;
+    std::map<int32_t, const wire::messages::DescribeClusterBroker*> registered;
     if (o.registered) {
-        for (const wire::DescribeClusterBroker& b : *o.registered) registered[b.broker_id] = &b;
+        for (const wire::messages::DescribeClusterBroker& b : *o.registered) registered[b.broker_id] = &b;
     }
     auto rack_of = [&](int32_t id) -> std::string {
         if (auto it = registered.find(id); it != registered.end()) return it->second->rack.value_or("");
@@ -57,7 +57,7 @@ std::map<int32_t, BrokerState> build_brokers(const Observation& o, const Cluster
     return out;
 }
 
-PartitionState build_partition(const MetadataPartition& p, const wire::OngoingPartitionReassignment* moving) {
+PartitionState build_partition(const MetadataPartition& p, const wire::messages::OngoingPartitionReassignment* moving) {
     PartitionState state;
     state.leader = p.leader;
     state.leader_epoch = p.leader_epoch;
@@ -95,7 +95,7 @@ ClusterState build_state(const Observation& o, const ClusterState& previous) {
         }
         TopicState& topic = state.topics[t.name];
         for (const MetadataPartition& p : t.partitions) {
-            const wire::OngoingPartitionReassignment* moving =
+            const wire::messages::OngoingPartitionReassignment* moving =
                 o.reassignments ? o.reassignments->find(t.name, p.id) : nullptr;
             PartitionState built = build_partition(p, moving);
             const PartitionState* last = nullptr;

@@ -28,8 +28,8 @@
 #include <string>
 #include <vector>
 
-#include "adapters/kafka/wire/describe_cluster.h"
-#include "adapters/kafka/wire/list_partition_reassignments.h"
+#include "adapters/kafka/wire/messages/describe_cluster.h"
+#include "adapters/kafka/wire/messages/list_partition_reassignments.h"
 #include "events/event.h"
 
 namespace ballast::kafka {
@@ -69,8 +69,8 @@ struct Metadata {
 /// too old for them; the report then keeps what it knew.
 struct Observation {
     Metadata metadata;
-    std::optional<std::vector<wire::DescribeClusterBroker>> registered;
-    std::optional<wire::ListPartitionReassignmentsResponse> reassignments;
+    std::optional<std::vector<wire::messages::DescribeClusterBroker>> registered;
+    std::optional<wire::messages::ListPartitionReassignmentsResponse> reassignments;
 };
 
 // ---------------------------------------------------------------- the report

@@ -27,16 +27,16 @@ std::string refusal_text(const wire::AdminClient& client, wire::ApiKey api, cons
 std::string part_name(const TrackedPart& part) { return part.topic + "-" + std::to_string(part.partition); }
 
 /// One request with every part's target (nullopt: cancel).
-wire::AlterPartitionReassignmentsRequest alter_request(const TrackedAction& tracked, bool cancel) {
-    wire::AlterPartitionReassignmentsRequest request;
+wire::messages::AlterPartitionReassignmentsRequest alter_request(const TrackedAction& tracked, bool cancel) {
+    wire::messages::AlterPartitionReassignmentsRequest request;
     for (const TrackedPart& part : tracked.parts) {
         auto topic = std::find_if(request.topics.begin(), request.topics.end(),
-                                  [&](const wire::ReassignableTopic& t) { return t.name == part.topic; });
+                                  [&](const wire::messages::ReassignableTopic& t) { return t.name == part.topic; });
         if (topic == request.topics.end()) {
             request.topics.push_back({part.topic, {}});
             topic = std::prev(request.topics.end());
         }
-        wire::ReassignablePartition p;
+        wire::messages::ReassignablePartition p;
         p.partition_index = part.partition;
         if (!cancel) p.replicas = part.target;
         topic->partitions.push_back(std::move(p));
@@ -44,11 +44,11 @@ wire::AlterPartitionReassignmentsRequest alter_request(const TrackedAction& trac
     return request;
 }
 
-const wire::ReassignablePartitionResponse* find_result(const wire::AlterPartitionReassignmentsResponse& response,
+const wire::messages::ReassignablePartitionResponse* find_result(const wire::messages::AlterPartitionReassignmentsResponse& response,
                                                  const TrackedPart& part) {
-    for (const wire::ReassignableTopicResponse& t : response.responses) {
+    for (const wire::messages::ReassignableTopicResponse& t : response.responses) {
         if (t.name != part.topic) continue;
-        for (const wire::ReassignablePartitionResponse& p : t.partitions) {
+        for (const wire::messages::ReassignablePartitionResponse& p : t.partitions) {
             if (p.partition_index == part.partition) return &p;
         }
     }
@@ -121,7 +121,7 @@ std::vector<RunningReassignment> KafkaAdminPort::running() {
     if (!_running_client) _running_client = std::make_unique<wire::AdminClient>(_options.client);
     RetryBackoff backoff("ListPartitionReassignments (what runs, to reconcile)", 500, 4000);
     for (uint32_t attempt = 1; attempt <= _options.running_tries; attempt++) {
-        events::Result<wire::ListPartitionReassignmentsResponse> listed =
+        events::Result<wire::messages::ListPartitionReassignmentsResponse> listed =
             _running_client->list_partition_reassignments({}, _options.call_timeout_ms);
         std::string problem;
         if (!listed) {
@@ -130,8 +130,8 @@ std::vector<RunningReassignment> KafkaAdminPort::running() {
             problem = listed->error.to_string();
         } else {
             std::vector<RunningReassignment> out;
-            for (const wire::OngoingTopicReassignment& t : listed->topics) {
-                for (const wire::OngoingPartitionReassignment& p : t.partitions) {
+            for (const wire::messages::OngoingTopicReassignment& t : listed->topics) {
+                for (const wire::messages::OngoingPartitionReassignment& p : t.partitions) {
                     // The target: the listed set without the replicas leaving.
                     std::vector<int32_t> target;
                     for (const int32_t id : p.replicas) {
@@ -233,7 +233,7 @@ void KafkaAdminPort::begin(const events::Action& action, uint32_t attempt) {
             return;
         }
     }
-    events::Result<wire::AlterPartitionReassignmentsResponse> answer =
+    events::Result<wire::messages::AlterPartitionReassignmentsResponse> answer =
         _client->alter_partition_reassignments(alter_request(tracked, false), _options.call_timeout_ms);
     if (!answer) {
         failed(tracked, network_exception, "AlterPartitionReassignments: " + answer.error().message);
@@ -249,7 +249,7 @@ void KafkaAdminPort::begin(const events::Action& action, uint32_t attempt) {
     const TrackedPart* refused = nullptr;
     wire::KafkaError refusal;
     for (const TrackedPart& part : tracked.parts) {
-        const wire::ReassignablePartitionResponse* result = find_result(*answer, part);
+        const wire::messages::ReassignablePartitionResponse* result = find_result(*answer, part);
         if (result && result->error.ok()) {
             started.push_back(&part);
         } else if (!refused) {
@@ -274,14 +274,14 @@ void KafkaAdminPort::begin(const events::Action& action, uint32_t attempt) {
 }
 
 void KafkaAdminPort::cancel_parts(const TrackedAction& tracked, const std::string& why) {
-    events::Result<wire::AlterPartitionReassignmentsResponse> answer =
+    events::Result<wire::messages::AlterPartitionReassignmentsResponse> answer =
         _client->alter_partition_reassignments(alter_request(tracked, true), _options.call_timeout_ms);
     if (!answer) {
         spdlog::warn("action {}: cancel ({}): {}", tracked.action.action_id, why, answer.error().message);
         return;
     }
     for (const TrackedPart& part : tracked.parts) {
-        const wire::ReassignablePartitionResponse* result = find_result(*answer, part);
+        const wire::messages::ReassignablePartitionResponse* result = find_result(*answer, part);
         const wire::KafkaError error = result ? result->error : answer->error;
         // Nothing running (it finished, or never started) is what a cancel wants.
         if (!error.ok() && error.code != wire::error_codes::no_reassignment_in_progress) {
@@ -293,9 +293,9 @@ void KafkaAdminPort::cancel_parts(const TrackedAction& tracked, const std::strin
 
 void KafkaAdminPort::elect(TrackedAction& tracked) {
     const TrackedPart& part = tracked.parts.front();
-    wire::ElectLeadersRequest request;
+    wire::messages::ElectLeadersRequest request;
     request.topic_partitions = std::vector<wire::TopicPartitions>{{part.topic, {part.partition}}};
-    events::Result<wire::ElectLeadersResponse> answer = _client->elect_leaders(request, _options.call_timeout_ms);
+    events::Result<wire::messages::ElectLeadersResponse> answer = _client->elect_leaders(request, _options.call_timeout_ms);
     int16_t code = 0;
     std::string message;
     if (!answer) {
@@ -304,7 +304,7 @@ void KafkaAdminPort::elect(TrackedAction& tracked) {
     } else if (!answer->error.ok()) {
         code = answer->error.code;
         message = refusal_text(*_client, wire::ApiKey::elect_leaders, "ElectLeaders", answer->error);
-    } else if (const wire::ElectLeadersPartitionResult* result = answer->find(part.topic, part.partition);
+    } else if (const wire::messages::ElectLeadersPartitionResult* result = answer->find(part.topic, part.partition);
                result && !result->error.ok() && result->error.code != wire::error_codes::election_not_needed) {
         code = result->error.code;
         message = refusal_text(*_client, wire::ApiKey::elect_leaders, "ElectLeaders " + part_name(part), result->error);
@@ -315,7 +315,7 @@ void KafkaAdminPort::elect(TrackedAction& tracked) {
 }
 
 void KafkaAdminPort::check_progress() {
-    events::Result<wire::ListPartitionReassignmentsResponse> moving =
+    events::Result<wire::messages::ListPartitionReassignmentsResponse> moving =
         _client->list_partition_reassignments({}, _options.call_timeout_ms);
     if (!moving || !moving->error.ok()) {
         // Judged again at the next check; the engine's action timeout bounds the wait.

@@ -48,7 +48,7 @@ events::Status MetadataPoller::poll_once() {
     observation.metadata = std::move(*metadata);
 
     // Registered brokers with racks; v2 lists the fenced ones too.
-    wire::DescribeClusterRequest describe;
+    wire::messages::DescribeClusterRequest describe;
     describe.include_fenced_brokers = _describe_fenced;
     if (_describe_fenced) {
         events::Result<wire::BrokerConnection*> connection = _admin->any_broker(_options.call_timeout_ms);
@@ -63,14 +63,14 @@ events::Status MetadataPoller::poll_once() {
             }
         }
     }
-    events::Result<wire::DescribeClusterResponse> cluster = _admin->describe_cluster(describe, _options.call_timeout_ms);
+    events::Result<wire::messages::DescribeClusterResponse> cluster = _admin->describe_cluster(describe, _options.call_timeout_ms);
     if (cluster && wire::response_errors(*cluster).ok()) {
         if (_describe_fenced) {
             observation.registered = cluster->brokers;
         } else {
             // Without fenced brokers the answer only adds racks; metadata
             // alone decides who is alive.
-            for (const wire::DescribeClusterBroker& d : cluster->brokers) {
+            for (const wire::messages::DescribeClusterBroker& d : cluster->brokers) {
                 if (d.rack) _racks[d.broker_id] = *d.rack;
             }
         }
@@ -79,7 +79,7 @@ events::Status MetadataPoller::poll_once() {
                                                      : cluster.error().message);
     }
 
-    events::Result<wire::ListPartitionReassignmentsResponse> moving =
+    events::Result<wire::messages::ListPartitionReassignmentsResponse> moving =
         _admin->list_partition_reassignments({}, _options.call_timeout_ms);
     if (moving && moving->error.ok()) {
         observation.reassignments = std::move(*moving);

@@ -46,7 +46,7 @@ events::Status MetricsSampler::sample_once() {
             failures = std::make_unique<RetryBackoff>("DescribeLogDirs on broker " + std::to_string(id),
                                                       _options.interval_ms, _options.interval_ms);
         }
-        events::Result<wire::DescribeLogDirsResponse> dirs = _admin->describe_log_dirs(id, {}, _options.call_timeout_ms);
+        events::Result<wire::messages::DescribeLogDirsResponse> dirs = _admin->describe_log_dirs(id, {}, _options.call_timeout_ms);
         if (dirs && dirs->error.ok()) {
             _book.add_sizes(id, _clock(), *dirs);
             failures->succeeded();

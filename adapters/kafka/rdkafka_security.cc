@@ -68,8 +68,8 @@ std::string rdkafka_setting_text(const std::string& key, const std::string& valu
     return key + "=" + value;
 }
 
-bool kafka4_or_later(const wire::ApiVersionsResponse& versions) {
-    for (const wire::ApiVersionRange& range : versions.api_keys) {
+bool kafka4_or_later(const wire::messages::ApiVersionsResponse& versions) {
+    for (const wire::messages::ApiVersionRange& range : versions.api_keys) {
         if (range.api_key == 1) return range.min_version >= 4;  // Fetch
     }
     return false;

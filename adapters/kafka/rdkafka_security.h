@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "adapters/kafka/wire/api_versions.h"
+#include "adapters/kafka/wire/messages/api_versions.h"
 #include "adapters/kafka/wire/security_options.h"
 #include "events/result.h"
 
@@ -42,7 +42,7 @@ std::string rdkafka_setting_text(const std::string& key, const std::string& valu
 /// removed Fetch v0-3 (KIP-896), so its lowest Fetch version is 4. (Produce
 /// v0-2 went too, but brokers still list Produce from 0: librdkafka reads the
 /// lowest version as a sign of support.)
-bool kafka4_or_later(const wire::ApiVersionsResponse& versions);
+bool kafka4_or_later(const wire::messages::ApiVersionsResponse& versions);
 
 /// Why librdkafka `version` (rd_kafka_version()'s number, 0xMMmmrrxx) cannot
 /// log in with `security` to brokers that are Kafka 4 or later, naming the

@@ -17,13 +17,13 @@ double rate_per_s(double before, int64_t before_ms, double after, int64_t after_
 
 }  // namespace
 
-void SamplerBook::add_sizes(int32_t broker_id, int64_t time_ms, const wire::DescribeLogDirsResponse& response) {
+void SamplerBook::add_sizes(int32_t broker_id, int64_t time_ms, const wire::messages::DescribeLogDirsResponse& response) {
     Broker& broker = _brokers[broker_id];
     std::map<PartitionKey, Replica> next;
-    for (const wire::DescribeLogDirsResult& dir : response.results) {
+    for (const wire::messages::DescribeLogDirsResult& dir : response.results) {
         if (!dir.error.ok()) continue;  // an offline directory reports nothing
-        for (const wire::DescribeLogDirsTopic& topic : dir.topics) {
-            for (const wire::DescribeLogDirsPartition& p : topic.partitions) {
+        for (const wire::messages::DescribeLogDirsTopic& topic : dir.topics) {
+            for (const wire::messages::DescribeLogDirsPartition& p : topic.partitions) {
                 if (p.is_future_key) continue;  // a copy being made to another directory
                 const PartitionKey key{topic.name, p.partition_index};
                 Replica replica;

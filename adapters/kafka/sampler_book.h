@@ -47,7 +47,7 @@
 #include <vector>
 
 #include "adapters/kafka/cluster_state.h"
-#include "adapters/kafka/wire/describe_log_dirs.h"
+#include "adapters/kafka/wire/messages/describe_log_dirs.h"
 #include "adapters/kafka/cluster_queries.h"
 #include "events/event.h"
 
@@ -56,7 +56,7 @@ namespace ballast::kafka {
 class SamplerBook {
 public:
     /// One broker's DescribeLogDirs answer, received at `time_ms`.
-    void add_sizes(int32_t broker_id, int64_t time_ms, const wire::DescribeLogDirsResponse& response);
+    void add_sizes(int32_t broker_id, int64_t time_ms, const wire::messages::DescribeLogDirsResponse& response);
     /// End offsets received at `time_ms`.
     void add_end_offsets(int64_t time_ms, const std::vector<PartitionOffset>& offsets);
 

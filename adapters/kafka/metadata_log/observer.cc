@@ -32,15 +32,15 @@ Result<wire::BrokerConnection*> MetadataLogObserver::connection() {
     return _connection.get();
 }
 
-wire::FetchRequest MetadataLogObserver::request() const {
-    wire::FetchRequest request;
+wire::messages::FetchRequest MetadataLogObserver::request() const {
+    wire::messages::FetchRequest request;
     request.cluster_id = _options.cluster_id;
     request.max_wait_ms = _options.max_wait_ms;
     request.min_bytes = 1;
     request.max_bytes = _options.max_bytes;
-    wire::FetchRequestTopic& topic = request.topics.emplace_back();
-    topic.topic_id = wire::metadata_topic_id;
-    wire::FetchRequestPartition& partition = topic.partitions.emplace_back();
+    wire::messages::FetchRequestTopic& topic = request.topics.emplace_back();
+    topic.topic_id = wire::messages::metadata_topic_id;
+    wire::messages::FetchRequestPartition& partition = topic.partitions.emplace_back();
     partition.current_leader_epoch = _leader_epoch;
     partition.fetch_offset = _decoder.next_offset();
     partition.last_fetched_epoch = std::max(_decoder.last_epoch(), 0);
@@ -68,18 +68,18 @@ Result<PollResult> MetadataLogObserver::fetch_once() {
     const std::string where = "controller " + controller.host() + ":" +
                               std::to_string(controller.port());
     const int32_t request_epoch = _leader_epoch;
-    Result<wire::FetchResponse> answer = controller.call<wire::Fetch>(
+    Result<wire::messages::FetchResponse> answer = controller.call<wire::messages::Fetch>(
         request(), wire::Deadline::after_ms(_options.call_timeout_ms + _options.max_wait_ms));
     if (!answer.ok()) {
         // Unreachable or refused: the next poll tries the next controller listed.
         _connection.reset();
         _leader_address.reset();
         return events::make_error(answer.error().code, "metadata log: Fetch of " +
-                                                           std::string(wire::metadata_topic_name) +
+                                                           std::string(wire::messages::metadata_topic_name) +
                                                            " from " + where + ": " +
                                                            answer.error().message);
     }
-    const wire::FetchResponse& response = *answer;
+    const wire::messages::FetchResponse& response = *answer;
     if (!response.error.ok() || response.responses.size() != 1 ||
         response.responses[0].partitions.size() != 1) {
         std::string problem = response.error.to_string();
@@ -91,11 +91,11 @@ Result<PollResult> MetadataLogObserver::fetch_once() {
         return events::make_error(ErrorCode::io_error, "metadata log: Fetch from " + where +
                                                            ": " + problem);
     }
-    const wire::FetchResponsePartition& partition = response.responses[0].partitions[0];
+    const wire::messages::FetchResponsePartition& partition = response.responses[0].partitions[0];
     if (partition.current_leader && partition.current_leader->leader_epoch >= 0) {
         _leader_id = partition.current_leader->leader_id;
         _leader_epoch = partition.current_leader->leader_epoch;
-        for (const wire::FetchNodeEndpoint& node : response.node_endpoints) {
+        for (const wire::messages::FetchNodeEndpoint& node : response.node_endpoints) {
             if (node.node_id != _leader_id) continue;
             const wire::BrokerAddress leader{node.host, node.port};
             if (leader.host != controller.host() || leader.port != controller.port()) {

@@ -23,7 +23,7 @@
 #include "adapters/kafka/metadata_log/log_decoder.h"
 #include "adapters/kafka/wire/admin_client.h"
 #include "adapters/kafka/wire/broker_connection.h"
-#include "adapters/kafka/wire/fetch.h"
+#include "adapters/kafka/wire/messages/fetch.h"
 
 namespace ballast::kafka::metadata_log {
 
@@ -71,7 +71,7 @@ public:
 private:
     Result<PollResult> fetch_once();
     Result<wire::BrokerConnection*> connection();
-    wire::FetchRequest request() const;
+    wire::messages::FetchRequest request() const;
 
     ObserverOptions _options;
     LogDecoder _decoder;

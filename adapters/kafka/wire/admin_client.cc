@@ -128,7 +128,7 @@ Result<BrokerConnection*> AdminClient::open_any(Deadline deadline) {
 Result<BrokerConnection*> AdminClient::open_broker(int32_t broker_id, Deadline deadline) {
     if (_brokers.find(broker_id) == _brokers.end()) {
         // Unknown (or not yet known) broker: learn the endpoints first.
-        Result<DescribeClusterResponse> cluster = call_any<DescribeCluster>({}, deadline);
+        Result<messages::DescribeClusterResponse> cluster = call_any<messages::DescribeCluster>({}, deadline);
         if (!cluster.ok()) return cluster.error();
         if (_brokers.find(broker_id) == _brokers.end()) {
             std::string known;
@@ -156,11 +156,11 @@ Result<typename Api::Response> AdminClient::call_any(const typename Api::Request
     Result<BrokerConnection*> connection = open_any(deadline);
     if (!connection.ok()) return connection.error();
     Result<typename Api::Response> response = (*connection)->template call<Api>(request, deadline);
-    if constexpr (std::is_same_v<Api, DescribeCluster>) {
+    if constexpr (std::is_same_v<Api, messages::DescribeCluster>) {
         if (response.ok() && response->error.ok() &&
-            response->endpoint_type == EndpointType::brokers) {
+            response->endpoint_type == messages::EndpointType::brokers) {
             _brokers.clear();
-            for (const DescribeClusterBroker& broker : response->brokers) {
+            for (const messages::DescribeClusterBroker& broker : response->brokers) {
                 _brokers[broker.broker_id] = {broker.host, broker.port};
             }
         }
@@ -176,49 +176,49 @@ Result<BrokerConnection*> AdminClient::broker(int32_t broker_id, int64_t timeout
     return open_broker(broker_id, Deadline::after_ms(timeout_ms));
 }
 
-Result<DescribeClusterResponse> AdminClient::describe_cluster(
-    const DescribeClusterRequest& request, int64_t timeout_ms) {
-    return call_any<DescribeCluster>(request, Deadline::after_ms(timeout_ms));
+Result<messages::DescribeClusterResponse> AdminClient::describe_cluster(
+    const messages::DescribeClusterRequest& request, int64_t timeout_ms) {
+    return call_any<messages::DescribeCluster>(request, Deadline::after_ms(timeout_ms));
 }
 
-Result<AlterPartitionReassignmentsResponse> AdminClient::alter_partition_reassignments(
-    AlterPartitionReassignmentsRequest request, int64_t timeout_ms) {
+Result<messages::AlterPartitionReassignmentsResponse> AdminClient::alter_partition_reassignments(
+    messages::AlterPartitionReassignmentsRequest request, int64_t timeout_ms) {
     request.timeout_ms = clamp_timeout(request.timeout_ms, timeout_ms);
-    return call_any<AlterPartitionReassignments>(request, Deadline::after_ms(timeout_ms));
+    return call_any<messages::AlterPartitionReassignments>(request, Deadline::after_ms(timeout_ms));
 }
 
-Result<ListPartitionReassignmentsResponse> AdminClient::list_partition_reassignments(
-    ListPartitionReassignmentsRequest request, int64_t timeout_ms) {
+Result<messages::ListPartitionReassignmentsResponse> AdminClient::list_partition_reassignments(
+    messages::ListPartitionReassignmentsRequest request, int64_t timeout_ms) {
     request.timeout_ms = clamp_timeout(request.timeout_ms, timeout_ms);
-    return call_any<ListPartitionReassignments>(request, Deadline::after_ms(timeout_ms));
+    return call_any<messages::ListPartitionReassignments>(request, Deadline::after_ms(timeout_ms));
 }
 
-Result<ElectLeadersResponse> AdminClient::elect_leaders(ElectLeadersRequest request,
+Result<messages::ElectLeadersResponse> AdminClient::elect_leaders(messages::ElectLeadersRequest request,
                                                         int64_t timeout_ms) {
     request.timeout_ms = clamp_timeout(request.timeout_ms, timeout_ms);
-    return call_any<ElectLeaders>(request, Deadline::after_ms(timeout_ms));
+    return call_any<messages::ElectLeaders>(request, Deadline::after_ms(timeout_ms));
 }
 
-Result<MetadataResponse> AdminClient::metadata(const MetadataRequest& request, int64_t timeout_ms) {
-    return call_any<Metadata>(request, Deadline::after_ms(timeout_ms));
+Result<messages::MetadataResponse> AdminClient::metadata(const messages::MetadataRequest& request, int64_t timeout_ms) {
+    return call_any<messages::Metadata>(request, Deadline::after_ms(timeout_ms));
 }
 
-Result<ListOffsetsResponse> AdminClient::list_offsets(int32_t broker_id, ListOffsetsRequest request,
+Result<messages::ListOffsetsResponse> AdminClient::list_offsets(int32_t broker_id, messages::ListOffsetsRequest request,
                                                       int64_t timeout_ms) {
     // 0 (the default): as long as the call may take.
     request.timeout_ms = clamp_timeout(request.timeout_ms > 0 ? request.timeout_ms : INT32_MAX, timeout_ms);
     const Deadline deadline = Deadline::after_ms(timeout_ms);
     Result<BrokerConnection*> connection = open_broker(broker_id, deadline);
     if (!connection.ok()) return connection.error();
-    return (*connection)->call<ListOffsets>(request, deadline);
+    return (*connection)->call<messages::ListOffsets>(request, deadline);
 }
 
-Result<DescribeLogDirsResponse> AdminClient::describe_log_dirs(
-    int32_t broker_id, const DescribeLogDirsRequest& request, int64_t timeout_ms) {
+Result<messages::DescribeLogDirsResponse> AdminClient::describe_log_dirs(
+    int32_t broker_id, const messages::DescribeLogDirsRequest& request, int64_t timeout_ms) {
     const Deadline deadline = Deadline::after_ms(timeout_ms);
     Result<BrokerConnection*> connection = open_broker(broker_id, deadline);
     if (!connection.ok()) return connection.error();
-    return (*connection)->call<DescribeLogDirs>(request, deadline);
+    return (*connection)->call<messages::DescribeLogDirs>(request, deadline);
 }
 
 std::string AdminClient::missing_acl(ApiKey api, int16_t code, const std::string& topic) const {

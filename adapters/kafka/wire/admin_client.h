@@ -24,14 +24,14 @@
 #include <string_view>
 #include <vector>
 
-#include "adapters/kafka/wire/alter_partition_reassignments.h"
+#include "adapters/kafka/wire/messages/alter_partition_reassignments.h"
 #include "adapters/kafka/wire/broker_connection.h"
-#include "adapters/kafka/wire/describe_cluster.h"
-#include "adapters/kafka/wire/describe_log_dirs.h"
-#include "adapters/kafka/wire/elect_leaders.h"
-#include "adapters/kafka/wire/list_offsets.h"
-#include "adapters/kafka/wire/list_partition_reassignments.h"
-#include "adapters/kafka/wire/metadata.h"
+#include "adapters/kafka/wire/messages/describe_cluster.h"
+#include "adapters/kafka/wire/messages/describe_log_dirs.h"
+#include "adapters/kafka/wire/messages/elect_leaders.h"
+#include "adapters/kafka/wire/messages/list_offsets.h"
+#include "adapters/kafka/wire/messages/list_partition_reassignments.h"
+#include "adapters/kafka/wire/messages/metadata.h"
 
 namespace ballast::kafka::wire {
 
@@ -57,29 +57,29 @@ public:
     /// Precondition: at least one bootstrap server. Connects lazily.
     explicit AdminClient(ClientOptions options);
 
-    Result<DescribeClusterResponse> describe_cluster(const DescribeClusterRequest& request,
+    Result<messages::DescribeClusterResponse> describe_cluster(const messages::DescribeClusterRequest& request,
                                                      int64_t timeout_ms);
 
     /// The broker is never asked to wait longer than the call
     /// (request.timeout_ms is lowered to timeout_ms if larger); the same
     /// holds for the other requests that carry a timeout.
-    Result<AlterPartitionReassignmentsResponse> alter_partition_reassignments(
-        AlterPartitionReassignmentsRequest request, int64_t timeout_ms);
+    Result<messages::AlterPartitionReassignmentsResponse> alter_partition_reassignments(
+        messages::AlterPartitionReassignmentsRequest request, int64_t timeout_ms);
 
-    Result<ListPartitionReassignmentsResponse> list_partition_reassignments(
-        ListPartitionReassignmentsRequest request, int64_t timeout_ms);
+    Result<messages::ListPartitionReassignmentsResponse> list_partition_reassignments(
+        messages::ListPartitionReassignmentsRequest request, int64_t timeout_ms);
 
-    Result<ElectLeadersResponse> elect_leaders(ElectLeadersRequest request, int64_t timeout_ms);
+    Result<messages::ElectLeadersResponse> elect_leaders(messages::ElectLeadersRequest request, int64_t timeout_ms);
 
     /// The cluster's metadata, from any broker.
-    Result<MetadataResponse> metadata(const MetadataRequest& request, int64_t timeout_ms);
+    Result<messages::MetadataResponse> metadata(const messages::MetadataRequest& request, int64_t timeout_ms);
 
     /// Asks broker `broker_id`, which must lead the partitions asked.
-    Result<ListOffsetsResponse> list_offsets(int32_t broker_id, ListOffsetsRequest request, int64_t timeout_ms);
+    Result<messages::ListOffsetsResponse> list_offsets(int32_t broker_id, messages::ListOffsetsRequest request, int64_t timeout_ms);
 
     /// Asks broker `broker_id` about its own log directories.
-    Result<DescribeLogDirsResponse> describe_log_dirs(int32_t broker_id,
-                                                      const DescribeLogDirsRequest& request,
+    Result<messages::DescribeLogDirsResponse> describe_log_dirs(int32_t broker_id,
+                                                      const messages::DescribeLogDirsRequest& request,
                                                       int64_t timeout_ms);
 
     /// The connection cluster-wide calls use, opening one if needed (tests

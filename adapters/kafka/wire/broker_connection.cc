@@ -151,13 +151,13 @@ Result<ResponseFrame> BrokerConnection::round_trip(ApiKey key, int16_t version,
     return response;
 }
 
-Result<ApiVersionsResponse> BrokerConnection::request_api_versions(int16_t version,
+Result<messages::ApiVersionsResponse> BrokerConnection::request_api_versions(int16_t version,
                                                                    Deadline deadline) {
     Writer body;
-    ApiVersionsRequest request;
+    messages::ApiVersionsRequest request;
     request.client_software_name = _options.client_software_name;
     request.client_software_version = _options.client_software_version;
-    Status encoded = ApiVersions::encode(request, version, body);
+    Status encoded = messages::ApiVersions::encode(request, version, body);
     if (!encoded.ok()) return encoded.error();
     Result<ResponseFrame> frame = round_trip(ApiKey::api_versions, version, body, deadline);
     if (!frame.ok()) return frame.error();
@@ -165,7 +165,7 @@ Result<ApiVersionsResponse> BrokerConnection::request_api_versions(int16_t versi
 
     Reader reader(body_bytes, "ApiVersionsResponse v" + std::to_string(version) + " from " +
                                   address());
-    ApiVersionsResponse response = ApiVersions::decode(reader, version);
+    messages::ApiVersionsResponse response = messages::ApiVersions::decode(reader, version);
     Status decoded = reader.finish();
     if (decoded.ok() && response.error.code != error_codes::unsupported_version) {
         return response;
@@ -174,7 +174,7 @@ Result<ApiVersionsResponse> BrokerConnection::request_api_versions(int16_t versi
     // UNSUPPORTED_VERSION and its own ApiVersions range (KIP-511).
     if (version != 0) {
         Reader v0_reader(body_bytes, "ApiVersionsResponse v0 from " + address());
-        ApiVersionsResponse v0 = ApiVersions::decode(v0_reader, 0);
+        messages::ApiVersionsResponse v0 = messages::ApiVersions::decode(v0_reader, 0);
         if (v0_reader.finish().ok() && v0.error.code == error_codes::unsupported_version) {
             return v0;
         }
@@ -185,7 +185,7 @@ Result<ApiVersionsResponse> BrokerConnection::request_api_versions(int16_t versi
 
 Status BrokerConnection::negotiate(Deadline deadline) {
     int16_t version = cap_for(ApiKey::api_versions);
-    Result<ApiVersionsResponse> response = request_api_versions(version, deadline);
+    Result<messages::ApiVersionsResponse> response = request_api_versions(version, deadline);
     if (response.ok() && response->error.code == error_codes::unsupported_version) {
         const VersionRange theirs = response->range(ApiKey::api_versions);
         const int16_t retry = std::min(theirs.max, version);

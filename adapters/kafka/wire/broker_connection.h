@@ -36,7 +36,7 @@
 #include <utility>
 #include <vector>
 
-#include "adapters/kafka/wire/api_versions.h"
+#include "adapters/kafka/wire/messages/api_versions.h"
 #include "adapters/kafka/wire/protocol_api.h"
 #include "adapters/kafka/wire/protocol_header.h"
 #include "adapters/kafka/wire/request_channel.h"
@@ -93,7 +93,7 @@ public:
     /// both ranges) when the broker and Ballast share no version.
     Result<int16_t> version_for(ApiKey key) const override;
     /// The broker's ApiVersions answer. Precondition: open.
-    const ApiVersionsResponse& broker_versions() const { return _broker_versions; }
+    const messages::ApiVersionsResponse& broker_versions() const { return _broker_versions; }
 
     void close();
     bool is_open() const { return _transport && _transport->is_open(); }
@@ -116,7 +116,7 @@ private:
     /// ApiVersions, retried once at the broker's highest version when it
     /// does not speak ours.
     Status negotiate(Deadline deadline);
-    Result<ApiVersionsResponse> request_api_versions(int16_t version, Deadline deadline);
+    Result<messages::ApiVersionsResponse> request_api_versions(int16_t version, Deadline deadline);
     std::string failure_prefix(ApiKey key, int16_t version) const;
     int16_t cap_for(ApiKey key) const;
 
@@ -124,7 +124,7 @@ private:
     int32_t _port;
     ConnectionOptions _options;
     std::unique_ptr<Transport> _transport;
-    ApiVersionsResponse _broker_versions;
+    messages::ApiVersionsResponse _broker_versions;
     std::vector<std::pair<ApiKey, int16_t>> _negotiated;  // -1: no common version
     int32_t _next_correlation_id = 1;
     uint64_t _open_count = 0;

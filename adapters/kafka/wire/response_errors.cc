@@ -45,22 +45,22 @@ std::string partition_name(const std::string& topic, int32_t partition) {
 
 }  // namespace
 
-Status response_errors(const DescribeClusterResponse& response) {
+Status response_errors(const messages::DescribeClusterResponse& response) {
     Failures failures("DescribeCluster");
     failures.add("cluster", response.error);
     return failures.status();
 }
 
-Status response_errors(const AlterPartitionReassignmentsRequest& request,
-                       const AlterPartitionReassignmentsResponse& response) {
+Status response_errors(const messages::AlterPartitionReassignmentsRequest& request,
+                       const messages::AlterPartitionReassignmentsResponse& response) {
     Failures failures("AlterPartitionReassignments");
     failures.add("(every partition)", response.error);
-    for (const ReassignableTopicResponse& topic : response.responses) {
-        for (const ReassignablePartitionResponse& partition : topic.partitions) {
+    for (const messages::ReassignableTopicResponse& topic : response.responses) {
+        for (const messages::ReassignablePartitionResponse& partition : topic.partitions) {
             std::string what = partition_name(topic.name, partition.partition_index);
-            for (const ReassignableTopic& asked : request.topics) {
+            for (const messages::ReassignableTopic& asked : request.topics) {
                 if (asked.name != topic.name) continue;
-                for (const ReassignablePartition& target : asked.partitions) {
+                for (const messages::ReassignablePartition& target : asked.partitions) {
                     if (target.partition_index != partition.partition_index) continue;
                     what += target.replicas ? " (target " + replica_list(*target.replicas) + ")"
                                             : std::string(" (cancel)");
@@ -72,29 +72,29 @@ Status response_errors(const AlterPartitionReassignmentsRequest& request,
     return failures.status();
 }
 
-Status response_errors(const ListPartitionReassignmentsResponse& response) {
+Status response_errors(const messages::ListPartitionReassignmentsResponse& response) {
     Failures failures("ListPartitionReassignments");
     failures.add("(every partition)", response.error);
     return failures.status();
 }
 
-Status response_errors(const ElectLeadersRequest& request, const ElectLeadersResponse& response) {
+Status response_errors(const messages::ElectLeadersRequest& request, const messages::ElectLeadersResponse& response) {
     Failures failures(std::string("ElectLeaders (") +
-                      (request.election_type == ElectionType::preferred ? "preferred" : "unclean") +
+                      (request.election_type == messages::ElectionType::preferred ? "preferred" : "unclean") +
                       ")");
     failures.add("(every partition)", response.error);
-    for (const ReplicaElectionResult& topic : response.replica_election_results) {
-        for (const ElectLeadersPartitionResult& result : topic.partition_result) {
+    for (const messages::ReplicaElectionResult& topic : response.replica_election_results) {
+        for (const messages::ElectLeadersPartitionResult& result : topic.partition_result) {
             failures.add(partition_name(topic.topic, result.partition_id), result.error);
         }
     }
     return failures.status();
 }
 
-Status response_errors(int32_t broker_id, const DescribeLogDirsResponse& response) {
+Status response_errors(int32_t broker_id, const messages::DescribeLogDirsResponse& response) {
     Failures failures("DescribeLogDirs of broker " + std::to_string(broker_id));
     failures.add("(every directory)", response.error);
-    for (const DescribeLogDirsResult& dir : response.results) {
+    for (const messages::DescribeLogDirsResult& dir : response.results) {
         failures.add("log dir " + dir.log_dir, dir.error);
     }
     return failures.status();

@@ -10,22 +10,22 @@
 /// The ErrorCode is `not_found` when every failure is an unknown topic or
 /// partition, `conflict` otherwise (the cluster refused what was asked).
 
-#include "adapters/kafka/wire/alter_partition_reassignments.h"
-#include "adapters/kafka/wire/describe_cluster.h"
-#include "adapters/kafka/wire/describe_log_dirs.h"
-#include "adapters/kafka/wire/elect_leaders.h"
-#include "adapters/kafka/wire/list_partition_reassignments.h"
+#include "adapters/kafka/wire/messages/alter_partition_reassignments.h"
+#include "adapters/kafka/wire/messages/describe_cluster.h"
+#include "adapters/kafka/wire/messages/describe_log_dirs.h"
+#include "adapters/kafka/wire/messages/elect_leaders.h"
+#include "adapters/kafka/wire/messages/list_partition_reassignments.h"
 #include "adapters/kafka/wire/security_options.h"
 
 namespace ballast::kafka::wire {
 
-Status response_errors(const DescribeClusterResponse& response);
+Status response_errors(const messages::DescribeClusterResponse& response);
 /// `request` gives the targets for the message.
-Status response_errors(const AlterPartitionReassignmentsRequest& request,
-                       const AlterPartitionReassignmentsResponse& response);
-Status response_errors(const ListPartitionReassignmentsResponse& response);
-Status response_errors(const ElectLeadersRequest& request, const ElectLeadersResponse& response);
-Status response_errors(int32_t broker_id, const DescribeLogDirsResponse& response);
+Status response_errors(const messages::AlterPartitionReassignmentsRequest& request,
+                       const messages::AlterPartitionReassignmentsResponse& response);
+Status response_errors(const messages::ListPartitionReassignmentsResponse& response);
+Status response_errors(const messages::ElectLeadersRequest& request, const messages::ElectLeadersResponse& response);
+Status response_errors(int32_t broker_id, const messages::DescribeLogDirsResponse& response);
 
 /// Who the brokers' authorizer takes Ballast for: "User:<username>" over
 /// SASL, "User:ANONYMOUS" over PLAINTEXT or SSL without a client

@@ -5,8 +5,8 @@
 #include <cassert>
 #include <cmath>
 
-#include "adapters/kafka/wire/sasl_authenticate.h"
-#include "adapters/kafka/wire/sasl_handshake.h"
+#include "adapters/kafka/wire/messages/sasl_authenticate.h"
+#include "adapters/kafka/wire/messages/sasl_handshake.h"
 
 namespace ballast::kafka::wire {
 
@@ -89,8 +89,8 @@ Status SaslTransport::authenticate(RequestChannel& channel, Deadline deadline) {
                                   "SaslAuthenticate (Kafka 1.0 and later do)"));
     }
 
-    Result<SaslHandshakeResponse> handshake =
-        send_request<SaslHandshake>(channel, {mechanism}, *handshake_version, deadline);
+    Result<messages::SaslHandshakeResponse> handshake =
+        send_request<messages::SaslHandshake>(channel, {mechanism}, *handshake_version, deadline);
     if (!handshake.ok()) return interrupted(handshake.error());
     if (handshake->error.code == error_codes::unsupported_sasl_mechanism) {
         return make_error(ErrorCode::invalid_argument,
@@ -122,9 +122,9 @@ Status SaslTransport::authenticate(RequestChannel& channel, Deadline deadline) {
 Status SaslTransport::run_mechanism(RequestChannel& channel, int16_t version, Deadline deadline,
                                     int64_t& lifetime_ms) {
     // One SaslAuthenticate round: the broker's token, or the error that ends it.
-    auto round = [&](std::vector<uint8_t> token) -> Result<SaslAuthenticateResponse> {
-        Result<SaslAuthenticateResponse> answer =
-            send_request<SaslAuthenticate>(channel, {std::move(token)}, version, deadline);
+    auto round = [&](std::vector<uint8_t> token) -> Result<messages::SaslAuthenticateResponse> {
+        Result<messages::SaslAuthenticateResponse> answer =
+            send_request<messages::SaslAuthenticate>(channel, {std::move(token)}, version, deadline);
         if (!answer.ok()) return interrupted(answer.error());
         if (!answer->error.ok()) {
             const KafkaError& error = answer->error;
@@ -147,7 +147,7 @@ Status SaslTransport::run_mechanism(RequestChannel& channel, int16_t version, De
         message += _options.password.reveal();
         std::vector<uint8_t> token = bytes_of(message);
         OPENSSL_cleanse(message.data(), message.size());
-        Result<SaslAuthenticateResponse> answer = round(std::move(token));
+        Result<messages::SaslAuthenticateResponse> answer = round(std::move(token));
         return answer.ok() ? Status() : Status(answer.error());
     }
 
@@ -156,13 +156,13 @@ Status SaslTransport::run_mechanism(RequestChannel& channel, int16_t version, De
     Result<std::string> nonce = _nonce();
     if (!nonce.ok()) return interrupted(nonce.error());
     ScramClient scram(hash, _options.username, _options.password.reveal(), std::move(*nonce));
-    Result<SaslAuthenticateResponse> server_first = round(bytes_of(scram.client_first()));
+    Result<messages::SaslAuthenticateResponse> server_first = round(bytes_of(scram.client_first()));
     if (!server_first.ok()) return server_first.error();
     Result<std::string> client_final = scram.client_final(text_of(server_first->auth_bytes));
     if (!client_final.ok()) {
         return make_error(client_final.error().code, failure(client_final.error().message));
     }
-    Result<SaslAuthenticateResponse> server_final = round(bytes_of(*client_final));
+    Result<messages::SaslAuthenticateResponse> server_final = round(bytes_of(*client_final));
     if (!server_final.ok()) return server_final.error();
     Status verified = scram.verify_server_final(text_of(server_final->auth_bytes));
     if (!verified.ok()) return make_error(verified.error().code, failure(verified.error().message));

@@ -194,9 +194,9 @@ TEST_F(MetadataLog, AReassignmentArrivesAsThePartitionChangesItGoesThrough) {
     Result<std::vector<wire::BrokerAddress>> brokers = wire::parse_bootstrap_servers(_bootstrap);
     ASSERT_TRUE(brokers.ok());
     wire::AdminClient admin(wire::ClientOptions{*brokers, {}});
-    wire::AlterPartitionReassignmentsRequest move;
+    wire::messages::AlterPartitionReassignmentsRequest move;
     move.topics = {{topic, {{0, std::vector<int32_t>{2, 3}}}}};
-    Result<wire::AlterPartitionReassignmentsResponse> moved =
+    Result<wire::messages::AlterPartitionReassignmentsResponse> moved =
         admin.alter_partition_reassignments(move, 15000);
     ASSERT_TRUE(moved.ok()) << moved.error().to_string();
     ASSERT_TRUE(wire::response_errors(move, *moved).ok())
@@ -337,9 +337,9 @@ TEST_F(MetadataLogBrokers, AStoppedAndStartedBrokerThenAPreferredElectionArriveI
     Result<std::vector<wire::BrokerAddress>> brokers = wire::parse_bootstrap_servers(_bootstrap);
     ASSERT_TRUE(brokers.ok());
     wire::AdminClient admin(wire::ClientOptions{*brokers, {}});
-    wire::ElectLeadersRequest elect;
+    wire::messages::ElectLeadersRequest elect;
     elect.topic_partitions = std::vector<wire::TopicPartitions>{{topic, {0}}};
-    Result<wire::ElectLeadersResponse> elected = admin.elect_leaders(elect, 15000);
+    Result<wire::messages::ElectLeadersResponse> elected = admin.elect_leaders(elect, 15000);
     ASSERT_TRUE(elected.ok()) << elected.error().to_string();
     ASSERT_TRUE(wire::response_errors(elect, *elected).ok())
         << wire::response_errors(elect, *elected).error().to_string();

@@ -261,7 +261,7 @@ TEST_F(AdapterOnKafka, EndOffsetsAreAnsweredRightAfterALeaderMoved) {
     EXPECT_EQ((*before)[0].offset, 10) << "asked of broker 1, which leads partition 0";
 
     wire::AdminClient admin(_client);
-    wire::AlterPartitionReassignmentsRequest move;
+    wire::messages::AlterPartitionReassignmentsRequest move;
     move.topics.push_back({topic, {{0, std::vector<int32_t>{3}}}});
     auto moved = admin.alter_partition_reassignments(move, 30'000);
     ASSERT_TRUE(moved.ok()) << moved.error().message;
@@ -287,12 +287,12 @@ TEST_F(AdapterOnKafka, EndOffsetsAreAnsweredRightAfterALeaderMoved) {
 /// The size of `topic`-`partition` on broker `broker_id`; -1 when it holds none.
 events::Result<int64_t> replica_size(wire::AdminClient& admin, int32_t broker_id, const std::string& topic,
                                      int32_t partition) {
-    events::Result<wire::DescribeLogDirsResponse> dirs = admin.describe_log_dirs(broker_id, {}, 10'000);
+    events::Result<wire::messages::DescribeLogDirsResponse> dirs = admin.describe_log_dirs(broker_id, {}, 10'000);
     if (!dirs) return dirs.error();
     int64_t size = -1;
-    for (const wire::DescribeLogDirsResult& dir : dirs->results) {
-        for (const wire::DescribeLogDirsTopic& t : dir.topics) {
-            for (const wire::DescribeLogDirsPartition& p : t.partitions) {
+    for (const wire::messages::DescribeLogDirsResult& dir : dirs->results) {
+        for (const wire::messages::DescribeLogDirsTopic& t : dir.topics) {
+            for (const wire::messages::DescribeLogDirsPartition& p : t.partitions) {
                 if (t.name == topic && p.partition_index == partition && !p.is_future_key) size = p.partition_size;
             }
         }
@@ -388,7 +388,7 @@ TEST_F(AdapterOnKafka, RatesDuringAThrottledMoveStayAtTheProducersRate) {
     ASSERT_TRUE(round("before"));
 
     wire::AdminClient admin(_client);
-    wire::AlterPartitionReassignmentsRequest move;
+    wire::messages::AlterPartitionReassignmentsRequest move;
     move.topics.push_back({topic, {{0, std::vector<int32_t>{3}}}});
     auto moved = admin.alter_partition_reassignments(move, 30'000);
     ASSERT_TRUE(moved.ok()) << moved.error().message;

@@ -61,7 +61,7 @@ TEST_F(SecuredWire, DescribeClusterOverSaslSslWithEachMechanism) {
              {"SCRAM-SHA-512", "pem"}, {"SCRAM-SHA-256", "pkcs12"}, {"PLAIN", "pem"}}) {
         SCOPED_TRACE(mechanism + " with the " + truststore + " truststore");
         kafka::wire::AdminClient admin = client("ballast", mechanism, truststore);
-        events::Result<kafka::wire::DescribeClusterResponse> cluster = admin.describe_cluster({}, call_timeout_ms);
+        events::Result<kafka::wire::messages::DescribeClusterResponse> cluster = admin.describe_cluster({}, call_timeout_ms);
         ASSERT_TRUE(cluster.ok()) << cluster.error().to_string();
         EXPECT_TRUE(cluster->error.ok()) << cluster->error.to_string();
         EXPECT_EQ(cluster->brokers.size(), 3u);
@@ -69,7 +69,7 @@ TEST_F(SecuredWire, DescribeClusterOverSaslSslWithEachMechanism) {
         ASSERT_TRUE(connection.ok());
         EXPECT_TRUE((*connection)->describe().starts_with("SASL_SSL 127.0.0.1:")) << (*connection)->describe();
         // Describe on the cluster: what runs is listed (nothing of ballast's, maybe others').
-        events::Result<kafka::wire::ListPartitionReassignmentsResponse> listed =
+        events::Result<kafka::wire::messages::ListPartitionReassignmentsResponse> listed =
             admin.list_partition_reassignments({}, call_timeout_ms);
         ASSERT_TRUE(listed.ok()) << listed.error().to_string();
         EXPECT_TRUE(listed->error.ok()) << listed->error.to_string();
@@ -82,7 +82,7 @@ TEST_F(SecuredWire, AWrongPasswordNamesTheMechanismAndTheUser) {
         SCOPED_TRACE(mechanism);
         const std::string wrong = "not-" + _cluster->password("ballast");
         kafka::wire::AdminClient admin = client("ballast", mechanism, "pem", {jaas(module, "ballast", wrong)});
-        events::Result<kafka::wire::DescribeClusterResponse> refused = admin.describe_cluster({}, call_timeout_ms);
+        events::Result<kafka::wire::messages::DescribeClusterResponse> refused = admin.describe_cluster({}, call_timeout_ms);
         ASSERT_FALSE(refused.ok());
         // The rest is the broker's: "... invalid credentials with SASL mechanism SCRAM-SHA-512" for
         // SCRAM, "Invalid username or password" for PLAIN.
@@ -96,7 +96,7 @@ TEST_F(SecuredWire, AWrongPasswordNamesTheMechanismAndTheUser) {
 TEST_F(SecuredWire, AnUntrustedCertificateSaysSo) {
     kafka::wire::AdminClient admin = client("ballast", "SCRAM-SHA-512", "pem",
                                             {"kafka.ssl.truststore.location=" + _cluster->untrusted_ca_file()});
-    events::Result<kafka::wire::DescribeClusterResponse> refused = admin.describe_cluster({}, call_timeout_ms);
+    events::Result<kafka::wire::messages::DescribeClusterResponse> refused = admin.describe_cluster({}, call_timeout_ms);
     ASSERT_FALSE(refused.ok());
     EXPECT_TRUE(contains(refused.error().message, "certificate verify failed: the broker's certificate is not trusted"))
         << refused.error().message;
@@ -106,10 +106,10 @@ TEST_F(SecuredWire, AnUntrustedCertificateSaysSo) {
 // observer may describe everything but alter nothing; nobody may not even list what runs.
 TEST_F(SecuredWire, ARefusalNamesTheAclThatWouldAllowTheRequest) {
     kafka::wire::AdminClient observer = client("observer", "SCRAM-SHA-512");
-    kafka::wire::AlterPartitionReassignmentsRequest move;
+    kafka::wire::messages::AlterPartitionReassignmentsRequest move;
     move.topics.push_back({"ballast-sec-never-made", {}});
     move.topics.back().partitions.push_back({0, std::vector<int32_t>{1}});
-    events::Result<kafka::wire::AlterPartitionReassignmentsResponse> refused =
+    events::Result<kafka::wire::messages::AlterPartitionReassignmentsResponse> refused =
         observer.alter_partition_reassignments(move, call_timeout_ms);
     ASSERT_TRUE(refused.ok()) << refused.error().to_string();
     EXPECT_EQ(refused->error.code, kafka::wire::error_codes::cluster_authorization_failed)
@@ -120,7 +120,7 @@ TEST_F(SecuredWire, ARefusalNamesTheAclThatWouldAllowTheRequest) {
                   "--cluster");
 
     kafka::wire::AdminClient nobody = client("nobody", "PLAIN");
-    events::Result<kafka::wire::ListPartitionReassignmentsResponse> listed =
+    events::Result<kafka::wire::messages::ListPartitionReassignmentsResponse> listed =
         nobody.list_partition_reassignments({}, call_timeout_ms);
     ASSERT_TRUE(listed.ok()) << listed.error().to_string();
     EXPECT_EQ(listed->error.code, kafka::wire::error_codes::cluster_authorization_failed);

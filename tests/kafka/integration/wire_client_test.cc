@@ -11,12 +11,14 @@
 
 #include "adapters/kafka/wire/admin_client.h"
 #include "adapters/kafka/wire/response_errors.h"
-#include "adapters/kafka/wire/sasl_authenticate.h"
-#include "adapters/kafka/wire/sasl_handshake.h"
+#include "adapters/kafka/wire/messages/sasl_authenticate.h"
+#include "adapters/kafka/wire/messages/sasl_handshake.h"
 #include "tests/kafka/integration/kafka_cluster.h"
 
 namespace ballast::kafka::wire {
 namespace {
+
+using namespace ballast::kafka::wire::messages;
 
 using testing::eventually;
 using testing::kafka_cluster;

@@ -35,9 +35,9 @@ ClusterState reported(std::vector<int32_t> replicas, int32_t leader, std::vector
     return s;
 }
 
-wire::ListPartitionReassignmentsResponse listing(std::vector<int32_t> partitions) {
-    wire::ListPartitionReassignmentsResponse r;
-    wire::OngoingTopicReassignment t{"orders", {}};
+wire::messages::ListPartitionReassignmentsResponse listing(std::vector<int32_t> partitions) {
+    wire::messages::ListPartitionReassignmentsResponse r;
+    wire::messages::OngoingTopicReassignment t{"orders", {}};
     for (int32_t p : partitions) t.partitions.push_back({p, {}, {}, {}});
     if (!partitions.empty()) r.topics.push_back(t);
     return r;

@@ -10,12 +10,14 @@
 
 #include "adapters/kafka/wire/admin_client.h"
 #include "adapters/kafka/wire/broker_connection.h"
-#include "adapters/kafka/wire/describe_cluster.h"
+#include "adapters/kafka/wire/messages/describe_cluster.h"
 #include "tests/kafka/support/kafka_vectors.h"
 #include "tests/kafka/support/scripted_broker.h"
 
 namespace ballast::kafka::wire {
 namespace {
+
+using namespace ballast::kafka::wire::messages;
 
 using testing::kafka_vectors;
 using testing::ScriptedBroker;

@@ -301,10 +301,10 @@ TEST(RdKafkaSecurity, ScramBeforeLibrdkafka261IsRefusedAgainstKafka4) {
     s.protocol = wire::SecurityProtocol::ssl;  // no SASL at all
     EXPECT_EQ(librdkafka_scram_refusal(v2_0_2, s, true), "");
 
-    wire::ApiVersionsResponse kafka4;
+    wire::messages::ApiVersionsResponse kafka4;
     kafka4.api_keys = {{0, 0, 13}, {1, 4, 18}, {18, 0, 4}};  // Kafka 4.1.1's
     EXPECT_TRUE(kafka4_or_later(kafka4));
-    wire::ApiVersionsResponse kafka3;
+    wire::messages::ApiVersionsResponse kafka3;
     kafka3.api_keys = {{0, 0, 11}, {1, 0, 17}};
     EXPECT_FALSE(kafka4_or_later(kafka3));
 }

@@ -12,7 +12,7 @@ namespace {
 
 MetadataBroker broker(int32_t id) { return {id, "127.0.0.1", 9090 + id}; }
 
-wire::DescribeClusterBroker registered(int32_t id, bool fenced) {
+wire::messages::DescribeClusterBroker registered(int32_t id, bool fenced) {
     return {id, "127.0.0.1", 9090 + id, "rack-" + std::to_string(id), fenced};
 }
 
@@ -30,8 +30,8 @@ Observation healthy() {
     Observation o;
     o.metadata.brokers = {broker(1), broker(2), broker(3)};
     o.metadata.topics = {{"orders", 0, {partition(0, {1, 2}, 1, {1, 2}), partition(1, {2, 3}, 2, {2, 3})}}};
-    o.registered = std::vector<wire::DescribeClusterBroker>{registered(1, false), registered(2, false), registered(3, false)};
-    o.reassignments = wire::ListPartitionReassignmentsResponse{};
+    o.registered = std::vector<wire::messages::DescribeClusterBroker>{registered(1, false), registered(2, false), registered(3, false)};
+    o.reassignments = wire::messages::ListPartitionReassignmentsResponse{};
     return o;
 }
 
@@ -153,7 +153,7 @@ TEST(ClusterState, AReassignedPartitionIsReportedByItsCurrentReplicasUntilTheMov
     // orders-0 moves from [1,2] to [3,2]: Kafka lists the union [3,2,1], adding 3, removing 1.
     Observation moving = healthy();
     moving.metadata.topics[0].partitions[0] = partition(0, {3, 2, 1}, 1, {1, 2, 3});
-    wire::OngoingPartitionReassignment r{0, {3, 2, 1}, {3}, {1}};
+    wire::messages::OngoingPartitionReassignment r{0, {3, 2, 1}, {3}, {1}};
     moving.reassignments->topics.push_back({"orders", {r}});
     const ClusterState during = build_state(moving, before);
     const PartitionState* p = during.partition("orders", 0);

@@ -5,11 +5,11 @@
 
 #include <gtest/gtest.h>
 
-#include "adapters/kafka/wire/fetch.h"
+#include "adapters/kafka/wire/messages/fetch.h"
 #include "adapters/kafka/wire/protocol_header.h"
 #include "tests/kafka/support/kafka_vectors.h"
 
-namespace ballast::kafka::wire {
+namespace ballast::kafka::wire::messages {
 namespace {
 
 using testing::hex;
@@ -126,4 +126,4 @@ TEST(FetchCodec, FencedAnswerWithDivergingEpochAndSnapshot) {
 }
 
 }  // namespace
-}  // namespace ballast::kafka::wire
+}  // namespace ballast::kafka::wire::messages

@@ -47,9 +47,9 @@ struct Answer {
     int16_t top_error = 0;
     int16_t error = 0;
     int64_t high_watermark = -1;
-    wire::FetchLeader leader{100, 5};
-    std::optional<wire::FetchEpochEndOffset> diverging;
-    std::optional<wire::FetchEpochEndOffset> snapshot;
+    wire::messages::FetchLeader leader{100, 5};
+    std::optional<wire::messages::FetchEpochEndOffset> diverging;
+    std::optional<wire::messages::FetchEpochEndOffset> snapshot;
     bool records = false;  // batch.metadata
 };
 
@@ -68,7 +68,7 @@ Action fetch_answer(const ScriptedBroker::Request& request, const Answer& answer
     out.int16(answer.top_error);
     out.int32(0);
     out.array_length(1, true);
-    out.uuid(wire::metadata_topic_id);
+    out.uuid(wire::messages::metadata_topic_id);
     out.array_length(1, true);
     out.int32(0);
     out.int16(answer.error);
@@ -108,20 +108,20 @@ Action fetch_answer(const ScriptedBroker::Request& request, const Answer& answer
 /// The Fetch the observer should send for this position.
 std::vector<uint8_t> expected_fetch(int32_t correlation_id, int32_t leader_epoch,
                                     int64_t offset, int32_t last_epoch) {
-    wire::FetchRequest request;
+    wire::messages::FetchRequest request;
     request.max_wait_ms = 50;
     request.min_bytes = 1;
     request.max_bytes = 8 << 20;
-    wire::FetchRequestTopic& topic = request.topics.emplace_back();
-    topic.topic_id = wire::metadata_topic_id;
-    wire::FetchRequestPartition& partition = topic.partitions.emplace_back();
+    wire::messages::FetchRequestTopic& topic = request.topics.emplace_back();
+    topic.topic_id = wire::messages::metadata_topic_id;
+    wire::messages::FetchRequestPartition& partition = topic.partitions.emplace_back();
     partition.current_leader_epoch = leader_epoch;
     partition.fetch_offset = offset;
     partition.last_fetched_epoch = last_epoch;
     partition.partition_max_bytes = 8 << 20;
     wire::Writer out;
     wire::encode_request_header({wire::ApiKey::fetch, fetch_version, correlation_id, "ballast"}, out);
-    EXPECT_TRUE(wire::Fetch::encode(request, fetch_version, out).ok());
+    EXPECT_TRUE(wire::messages::Fetch::encode(request, fetch_version, out).ok());
     return out.take();
 }
 
@@ -199,7 +199,7 @@ TEST(Observer, ADivergingEpochDropsWhatWasHeldAboveIt) {
     ScriptedController controller(std::vector<Answer>{
         // 100-103 sent, 100 committed; the leader's epoch is 6.
         answer([](Answer& a) { a.high_watermark = 101; a.leader = {100, 6}; a.records = true; }),
-        answer([](Answer& a) { a.leader = {100, 6}; a.diverging = wire::FetchEpochEndOffset{4, 101}; }),
+        answer([](Answer& a) { a.leader = {100, 6}; a.diverging = wire::messages::FetchEpochEndOffset{4, 101}; }),
         answer([](Answer& a) { a.high_watermark = 101; a.leader = {100, 6}; }),
     });
     MetadataLogObserver observer = controller.observer(100, 0);
@@ -219,7 +219,7 @@ TEST(Observer, ADivergingEpochDropsWhatWasHeldAboveIt) {
 
 TEST(Observer, APositionBeforeTheLogStartNamesTheSnapshot) {
     ScriptedController controller(std::vector<Answer>{
-        answer([](Answer& a) { a.snapshot = wire::FetchEpochEndOffset{3, 80}; })});
+        answer([](Answer& a) { a.snapshot = wire::messages::FetchEpochEndOffset{3, 80}; })});
     MetadataLogObserver observer = controller.observer(10, 1);
     Result<PollResult> polled = observer.poll();
     ASSERT_FALSE(polled.ok());

@@ -8,21 +8,21 @@
 #include <limits>
 #include <random>
 
-#include "adapters/kafka/wire/alter_partition_reassignments.h"
-#include "adapters/kafka/wire/api_versions.h"
-#include "adapters/kafka/wire/describe_cluster.h"
-#include "adapters/kafka/wire/describe_log_dirs.h"
-#include "adapters/kafka/wire/elect_leaders.h"
-#include "adapters/kafka/wire/fetch.h"
-#include "adapters/kafka/wire/list_offsets.h"
-#include "adapters/kafka/wire/list_partition_reassignments.h"
-#include "adapters/kafka/wire/metadata.h"
+#include "adapters/kafka/wire/messages/alter_partition_reassignments.h"
+#include "adapters/kafka/wire/messages/api_versions.h"
+#include "adapters/kafka/wire/messages/describe_cluster.h"
+#include "adapters/kafka/wire/messages/describe_log_dirs.h"
+#include "adapters/kafka/wire/messages/elect_leaders.h"
+#include "adapters/kafka/wire/messages/fetch.h"
+#include "adapters/kafka/wire/messages/list_offsets.h"
+#include "adapters/kafka/wire/messages/list_partition_reassignments.h"
+#include "adapters/kafka/wire/messages/metadata.h"
 #include "adapters/kafka/wire/protocol_header.h"
-#include "adapters/kafka/wire/sasl_authenticate.h"
-#include "adapters/kafka/wire/sasl_handshake.h"
+#include "adapters/kafka/wire/messages/sasl_authenticate.h"
+#include "adapters/kafka/wire/messages/sasl_handshake.h"
 #include "tests/kafka/support/kafka_vectors.h"
 
-namespace ballast::kafka::wire {
+namespace ballast::kafka::wire::messages {
 namespace {
 
 using testing::kafka_vectors;
@@ -436,4 +436,4 @@ TEST(ResponseDecoding, MalformedLengthsAndValues) {
 }
 
 }  // namespace
-}  // namespace ballast::kafka::wire
+}  // namespace ballast::kafka::wire::messages

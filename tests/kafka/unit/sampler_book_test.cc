@@ -19,13 +19,13 @@ PartitionState part(std::vector<int32_t> replicas, int32_t leader, std::vector<i
     return p;
 }
 
-wire::DescribeLogDirsResponse dirs(std::vector<std::tuple<std::string, int32_t, int64_t>> replicas) {
-    wire::DescribeLogDirsResponse response;
-    wire::DescribeLogDirsResult dir;
+wire::messages::DescribeLogDirsResponse dirs(std::vector<std::tuple<std::string, int32_t, int64_t>> replicas) {
+    wire::messages::DescribeLogDirsResponse response;
+    wire::messages::DescribeLogDirsResult dir;
     dir.log_dir = "/data";
     for (const auto& [topic, partition, size] : replicas) {
         auto it = std::find_if(dir.topics.begin(), dir.topics.end(),
-                               [&](const wire::DescribeLogDirsTopic& t) { return t.name == topic; });
+                               [&](const wire::messages::DescribeLogDirsTopic& t) { return t.name == topic; });
         if (it == dir.topics.end()) {
             dir.topics.push_back({topic, {}});
             it = std::prev(dir.topics.end());
@@ -183,7 +183,7 @@ TEST(SamplerBook, AFollowerCatchingUpDoesNotChangeThePartitionsRate) {
     // Broker 1's log directory is offline in the first round (56,
     // KAFKA_STORAGE_ERROR): its replica is new to the second, while the
     // followers have grown by the copy.
-    wire::DescribeLogDirsResponse offline = dirs({{"orders", 0, leader_size(0)}});
+    wire::messages::DescribeLogDirsResponse offline = dirs({{"orders", 0, leader_size(0)}});
     offline.results[0].error.code = 56;
     book.add_sizes(1, 0, offline);
     book.add_sizes(2, 0, dirs({{"orders", 0, follower_size(0)}}));

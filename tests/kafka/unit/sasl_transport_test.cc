@@ -14,9 +14,9 @@
 
 #include "adapters/kafka/wire/admin_client.h"
 #include "adapters/kafka/wire/broker_connection.h"
-#include "adapters/kafka/wire/describe_cluster.h"
-#include "adapters/kafka/wire/sasl_authenticate.h"
-#include "adapters/kafka/wire/sasl_handshake.h"
+#include "adapters/kafka/wire/messages/describe_cluster.h"
+#include "adapters/kafka/wire/messages/sasl_authenticate.h"
+#include "adapters/kafka/wire/messages/sasl_handshake.h"
 #include "adapters/kafka/wire/transport_sasl.h"
 #include "adapters/kafka/wire/transport_tcp.h"
 #include "tests/kafka/support/kafka_vectors.h"
@@ -27,6 +27,8 @@
 // its own helpers.
 namespace ballast::kafka::wire::sasl_transport_test {
 namespace {
+
+using namespace ballast::kafka::wire::messages;
 
 using testing::kafka_vectors;
 using testing::ScriptedBroker;

@@ -16,7 +16,7 @@
 
 #include "adapters/kafka/wire/admin_client.h"
 #include "adapters/kafka/wire/broker_connection.h"
-#include "adapters/kafka/wire/describe_cluster.h"
+#include "adapters/kafka/wire/messages/describe_cluster.h"
 #include "adapters/kafka/wire/transport_tls.h"
 #include "tests/kafka/support/kafka_vectors.h"
 #include "tests/kafka/support/sasl_frames.h"
@@ -27,6 +27,8 @@
 // its own helpers.
 namespace ballast::kafka::wire::tls_transport_test {
 namespace {
+
+using namespace ballast::kafka::wire::messages;
 
 using testing::kafka_vectors;
 using testing::ScriptedBroker;

@@ -20,7 +20,7 @@
 #include "adapters/kafka/wire/wire_reader.h"
 #include "adapters/kafka/wire/wire_writer.h"
 
-namespace ballast::kafka::wire {
+namespace ballast::kafka::wire::messages {
 
 struct SaslAuthenticateRequest {
     std::vector<uint8_t> auth_bytes;  // the mechanism's token
@@ -40,4 +40,4 @@ struct SaslAuthenticate {
     static Response decode(Reader& reader, int16_t version);
 };
 
-}  // namespace ballast::kafka::wire
+}  // namespace ballast::kafka::wire::messages

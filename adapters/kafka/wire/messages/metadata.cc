@@ -1,8 +1,8 @@
-#include "adapters/kafka/wire/metadata.h"
+#include "adapters/kafka/wire/messages/metadata.h"
 
 #include <cassert>
 
-namespace ballast::kafka::wire {
+namespace ballast::kafka::wire::messages {
 
 namespace {
 
@@ -117,4 +117,4 @@ MetadataResponse Metadata::decode(Reader& reader, int16_t version) {
     return response;
 }
 
-}  // namespace ballast::kafka::wire
+}  // namespace ballast::kafka::wire::messages

@@ -16,7 +16,7 @@
 #include "adapters/kafka/wire/wire_reader.h"
 #include "adapters/kafka/wire/wire_writer.h"
 
-namespace ballast::kafka::wire {
+namespace ballast::kafka::wire::messages {
 
 struct DescribeLogDirsRequest {
     std::optional<std::vector<TopicPartitions>> topics;  // nullopt: every partition
@@ -62,4 +62,4 @@ struct DescribeLogDirs {
     static Response decode(Reader& reader, int16_t version);
 };
 
-}  // namespace ballast::kafka::wire
+}  // namespace ballast::kafka::wire::messages

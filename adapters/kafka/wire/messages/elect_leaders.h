@@ -17,7 +17,7 @@
 #include "adapters/kafka/wire/wire_reader.h"
 #include "adapters/kafka/wire/wire_writer.h"
 
-namespace ballast::kafka::wire {
+namespace ballast::kafka::wire::messages {
 
 enum class ElectionType : int8_t { preferred = 0, unclean = 1 };
 
@@ -55,4 +55,4 @@ struct ElectLeaders {
     static Response decode(Reader& reader, int16_t version);
 };
 
-}  // namespace ballast::kafka::wire
+}  // namespace ballast::kafka::wire::messages

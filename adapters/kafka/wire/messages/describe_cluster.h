@@ -16,7 +16,7 @@
 #include "adapters/kafka/wire/wire_reader.h"
 #include "adapters/kafka/wire/wire_writer.h"
 
-namespace ballast::kafka::wire {
+namespace ballast::kafka::wire::messages {
 
 enum class EndpointType : int8_t { brokers = 1, controllers = 2 };
 
@@ -55,4 +55,4 @@ struct DescribeCluster {
     static Response decode(Reader& reader, int16_t version);
 };
 
-}  // namespace ballast::kafka::wire
+}  // namespace ballast::kafka::wire::messages

@@ -1,8 +1,8 @@
-#include "adapters/kafka/wire/elect_leaders.h"
+#include "adapters/kafka/wire/messages/elect_leaders.h"
 
 #include <cassert>
 
-namespace ballast::kafka::wire {
+namespace ballast::kafka::wire::messages {
 
 const ElectLeadersPartitionResult* ElectLeadersResponse::find(const std::string& topic,
                                                               int32_t partition) const {
@@ -67,4 +67,4 @@ ElectLeadersResponse ElectLeaders::decode(Reader& reader, int16_t version) {
     return response;
 }
 
-}  // namespace ballast::kafka::wire
+}  // namespace ballast::kafka::wire::messages

@@ -16,7 +16,7 @@
 #include "adapters/kafka/wire/wire_reader.h"
 #include "adapters/kafka/wire/wire_writer.h"
 
-namespace ballast::kafka::wire {
+namespace ballast::kafka::wire::messages {
 
 struct ListPartitionReassignmentsRequest {
     int32_t timeout_ms = 60000;
@@ -54,4 +54,4 @@ struct ListPartitionReassignments {
     static Response decode(Reader& reader, int16_t version);
 };
 
-}  // namespace ballast::kafka::wire
+}  // namespace ballast::kafka::wire::messages

@@ -1,8 +1,8 @@
-#include "adapters/kafka/wire/describe_cluster.h"
+#include "adapters/kafka/wire/messages/describe_cluster.h"
 
 #include <cassert>
 
-namespace ballast::kafka::wire {
+namespace ballast::kafka::wire::messages {
 
 const DescribeClusterBroker* DescribeClusterResponse::broker(int32_t broker_id) const {
     for (const DescribeClusterBroker& entry : brokers) {
@@ -63,4 +63,4 @@ DescribeClusterResponse DescribeCluster::decode(Reader& reader, int16_t version)
     return response;
 }
 
-}  // namespace ballast::kafka::wire
+}  // namespace ballast::kafka::wire::messages

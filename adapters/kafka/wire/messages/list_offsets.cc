@@ -1,8 +1,8 @@
-#include "adapters/kafka/wire/list_offsets.h"
+#include "adapters/kafka/wire/messages/list_offsets.h"
 
 #include <cassert>
 
-namespace ballast::kafka::wire {
+namespace ballast::kafka::wire::messages {
 
 Status ListOffsets::encode(const Request& request, int16_t version, Writer& writer) {
     assert(api_spec(key).versions.contains(version));
@@ -59,4 +59,4 @@ ListOffsetsResponse ListOffsets::decode(Reader& reader, int16_t version) {
     return response;
 }
 
-}  // namespace ballast::kafka::wire
+}  // namespace ballast::kafka::wire::messages

@@ -24,7 +24,7 @@
 #include "adapters/kafka/wire/wire_reader.h"
 #include "adapters/kafka/wire/wire_writer.h"
 
-namespace ballast::kafka::wire {
+namespace ballast::kafka::wire::messages {
 
 /// KRaft's metadata log: `__cluster_metadata`, partition 0, its fixed topic id (which names
 /// it in every version implemented).
@@ -122,4 +122,4 @@ struct Fetch {
     static Response decode(Reader& reader, int16_t version);
 };
 
-}  // namespace ballast::kafka::wire
+}  // namespace ballast::kafka::wire::messages

@@ -1,8 +1,8 @@
-#include "adapters/kafka/wire/sasl_authenticate.h"
+#include "adapters/kafka/wire/messages/sasl_authenticate.h"
 
 #include <cassert>
 
-namespace ballast::kafka::wire {
+namespace ballast::kafka::wire::messages {
 
 Status SaslAuthenticate::encode(const Request& request, int16_t version, Writer& writer) {
     assert(api_spec(key).versions.contains(version));
@@ -24,4 +24,4 @@ SaslAuthenticateResponse SaslAuthenticate::decode(Reader& reader, int16_t versio
     return response;
 }
 
-}  // namespace ballast::kafka::wire
+}  // namespace ballast::kafka::wire::messages

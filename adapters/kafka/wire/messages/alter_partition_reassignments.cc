@@ -1,8 +1,8 @@
-#include "adapters/kafka/wire/alter_partition_reassignments.h"
+#include "adapters/kafka/wire/messages/alter_partition_reassignments.h"
 
 #include <cassert>
 
-namespace ballast::kafka::wire {
+namespace ballast::kafka::wire::messages {
 
 Status AlterPartitionReassignments::encode(const Request& request, int16_t version,
                                            Writer& writer) {
@@ -67,4 +67,4 @@ AlterPartitionReassignmentsResponse AlterPartitionReassignments::decode(Reader& 
     return response;
 }
 
-}  // namespace ballast::kafka::wire
+}  // namespace ballast::kafka::wire::messages

@@ -17,7 +17,7 @@
 #include "adapters/kafka/wire/wire_reader.h"
 #include "adapters/kafka/wire/wire_writer.h"
 
-namespace ballast::kafka::wire {
+namespace ballast::kafka::wire::messages {
 
 struct SaslHandshakeRequest {
     std::string mechanism;  // "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"
@@ -36,4 +36,4 @@ struct SaslHandshake {
     static Response decode(Reader& reader, int16_t version);
 };
 
-}  // namespace ballast::kafka::wire
+}  // namespace ballast::kafka::wire::messages

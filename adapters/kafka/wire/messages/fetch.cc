@@ -1,8 +1,8 @@
-#include "adapters/kafka/wire/fetch.h"
+#include "adapters/kafka/wire/messages/fetch.h"
 
 #include <cassert>
 
-namespace ballast::kafka::wire {
+namespace ballast::kafka::wire::messages {
 
 namespace {
 
@@ -172,4 +172,4 @@ FetchResponse Fetch::decode(Reader& reader, int16_t version) {
     return response;
 }
 
-}  // namespace ballast::kafka::wire
+}  // namespace ballast::kafka::wire::messages

@@ -1,8 +1,8 @@
-#include "adapters/kafka/wire/api_versions.h"
+#include "adapters/kafka/wire/messages/api_versions.h"
 
 #include <cassert>
 
-namespace ballast::kafka::wire {
+namespace ballast::kafka::wire::messages {
 
 VersionRange ApiVersionsResponse::range(ApiKey key) const {
     for (const ApiVersionRange& entry : api_keys) {
@@ -44,4 +44,4 @@ ApiVersionsResponse ApiVersions::decode(Reader& reader, int16_t version) {
     return response;
 }
 
-}  // namespace ballast::kafka::wire
+}  // namespace ballast::kafka::wire::messages

@@ -16,7 +16,7 @@
 #include "adapters/kafka/wire/wire_reader.h"
 #include "adapters/kafka/wire/wire_writer.h"
 
-namespace ballast::kafka::wire {
+namespace ballast::kafka::wire::messages {
 
 struct ApiVersionsRequest {
     // v3+: how the broker names this client in its metrics ([a-zA-Z0-9.-]).
@@ -49,4 +49,4 @@ struct ApiVersions {
     static Response decode(Reader& reader, int16_t version);
 };
 
-}  // namespace ballast::kafka::wire
+}  // namespace ballast::kafka::wire::messages

@@ -1,8 +1,8 @@
-#include "adapters/kafka/wire/list_partition_reassignments.h"
+#include "adapters/kafka/wire/messages/list_partition_reassignments.h"
 
 #include <cassert>
 
-namespace ballast::kafka::wire {
+namespace ballast::kafka::wire::messages {
 
 const OngoingPartitionReassignment* ListPartitionReassignmentsResponse::find(
     const std::string& topic, int32_t partition) const {
@@ -65,4 +65,4 @@ ListPartitionReassignmentsResponse ListPartitionReassignments::decode(Reader& re
     return response;
 }
 
-}  // namespace ballast::kafka::wire
+}  // namespace ballast::kafka::wire::messages

@@ -1,8 +1,8 @@
-#include "adapters/kafka/wire/sasl_handshake.h"
+#include "adapters/kafka/wire/messages/sasl_handshake.h"
 
 #include <cassert>
 
-namespace ballast::kafka::wire {
+namespace ballast::kafka::wire::messages {
 
 Status SaslHandshake::encode(const Request& request, int16_t version, Writer& writer) {
     assert(api_spec(key).versions.contains(version));
@@ -25,4 +25,4 @@ SaslHandshakeResponse SaslHandshake::decode(Reader& reader, int16_t version) {
     return response;
 }
 
-}  // namespace ballast::kafka::wire
+}  // namespace ballast::kafka::wire::messages

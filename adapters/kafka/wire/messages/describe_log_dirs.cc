@@ -1,8 +1,8 @@
-#include "adapters/kafka/wire/describe_log_dirs.h"
+#include "adapters/kafka/wire/messages/describe_log_dirs.h"
 
 #include <cassert>
 
-namespace ballast::kafka::wire {
+namespace ballast::kafka::wire::messages {
 
 const DescribeLogDirsPartition* DescribeLogDirsResponse::find(const std::string& topic,
                                                               int32_t partition) const {
@@ -78,4 +78,4 @@ DescribeLogDirsResponse DescribeLogDirs::decode(Reader& reader, int16_t version)
     return response;
 }
 
-}  // namespace ballast::kafka::wire
+}  // namespace ballast::kafka::wire::messages

@@ -20,7 +20,7 @@
 #include "adapters/kafka/wire/wire_reader.h"
 #include "adapters/kafka/wire/wire_writer.h"
 
-namespace ballast::kafka::wire {
+namespace ballast::kafka::wire::messages {
 
 struct ReassignablePartition {
     int32_t partition_index = -1;
@@ -67,4 +67,4 @@ struct AlterPartitionReassignments {
     static Response decode(Reader& reader, int16_t version);
 };
 
-}  // namespace ballast::kafka::wire
+}  // namespace ballast::kafka::wire::messages
