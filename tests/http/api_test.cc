@@ -22,6 +22,8 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -273,6 +275,84 @@ TEST_F(HttpApi, ExplainAnswersFromThePartitionIndex) {
     EXPECT_EQ(get("/v1/explain/" + topic).status, 404);
 }
 
+TEST_F(HttpApi, TheBrokersHistoryAnswersEachBrokersSeriesTheBandAndTheMoves) {
+    // The drain's moves are in the window; every broker has reported at least once.
+    json history;
+    ASSERT_TRUE(eventually([&] {
+        history = get("/v1/brokers/history?window_ms=3600000&points=2").body;
+        return history.contains("brokers") && history.at("brokers").size() == 3;
+    })) << history;
+    EXPECT_EQ(history.at("window_ms"), 3'600'000);
+    EXPECT_EQ(history.at("points_max"), 2);
+    EXPECT_EQ(history.at("to_ms").get<int64_t>() - history.at("from_ms").get<int64_t>(), 3'600'000);
+    EXPECT_TRUE(history.at("complete").get<bool>());
+    EXPECT_GT(history.at("events_read").get<uint64_t>(), 0u);
+    EXPECT_LE(history.at("events_read").get<uint64_t>(),
+              history.at("to_seq").get<uint64_t>() - history.at("from_seq").get<uint64_t>() + 1);
+    for (const json& broker : history.at("brokers")) {
+        EXPECT_GE(broker.at("points").size(), 1u) << broker;
+        EXPECT_LE(broker.at("points").size(), 2u) << broker;
+        for (const json& p : broker.at("points")) {
+            EXPECT_GE(p.at(0).get<int64_t>(), history.at("from_ms").get<int64_t>());
+            EXPECT_LE(p.at(0).get<int64_t>(), history.at("to_ms").get<int64_t>());
+            EXPECT_GT(p.at(1).get<double>(), 0) << "each broker leads partitions that take traffic in";
+        }
+    }
+    EXPECT_EQ(history.at("band").at("allowed_deviation_in"), 0.1);
+    EXPECT_EQ(history.at("band").at("mean").size(), history.at("brokers").at(0).at("points").size());
+    // The drain's two evacuations, one cancelled, marked with when they were planned.
+    int evacuations = 0;
+    for (const json& m : history.at("moves")) {
+        if (m.at("goal") != "Evacuation") continue;
+        evacuations++;
+        EXPECT_EQ(m.at("source_broker"), 3);
+        EXPECT_GE(m.at("planned_ms").get<int64_t>(), history.at("from_ms").get<int64_t>());
+    }
+    EXPECT_EQ(evacuations, 2) << history.at("moves");
+
+    Reply word = get("/v1/brokers/history?window_ms=hour");
+    EXPECT_EQ(word.status, 400);
+    EXPECT_EQ(word.body.at("message"), "window_ms 'hour' is not a number in [0, 604800000]");
+    Reply tiny = get("/v1/brokers/history?window_ms=10");
+    EXPECT_EQ(tiny.status, 400);
+    EXPECT_TRUE(contains(tiny.body.at("message"), "window_ms '10' is below 1000")) << tiny.body;
+    EXPECT_EQ(get("/v1/brokers/history?window_ms=604800001").status, 400);
+    EXPECT_EQ(get("/v1/brokers/history?points=0").body.at("message"), "points '0' is not a number in [1, 1000]");
+    EXPECT_EQ(get("/v1/brokers/history?points=1001").status, 400);
+    EXPECT_EQ(post("/v1/brokers/history").status, 405);
+}
+
+TEST_F(HttpApi, TheDashboardIsServedOpenWithItsContentTypesAndOnlyItsOwnSources) {
+    httplib::Client client(sim->url);
+    const httplib::Result page = client.Get("/");
+    ASSERT_TRUE(page) << httplib::to_string(page.error());
+    EXPECT_EQ(page->status, 200);
+    EXPECT_EQ(page->get_header_value("Content-Type"), "text/html; charset=utf-8");
+    EXPECT_TRUE(contains(page->get_header_value("Content-Security-Policy"), "default-src 'self'; script-src 'self'"));
+    EXPECT_EQ(page->get_header_value("X-Content-Type-Options"), "nosniff");
+    EXPECT_TRUE(contains(page->body, "<script src=\"/ui/dashboard.js\" defer></script>"));
+    // No token configured: the page reads at once.
+    EXPECT_TRUE(contains(page->body, "data-token=\"none\"")) << page->body;
+    EXPECT_FALSE(contains(page->body, "http://") || contains(page->body, "https://")) << "nothing from elsewhere";
+    for (const auto& [file, type] : std::vector<std::pair<std::string, std::string>>{
+             {"dashboard.js", "text/javascript; charset=utf-8"},
+             {"chart.js", "text/javascript; charset=utf-8"},
+             {"dashboard.css", "text/css; charset=utf-8"},
+             {"favicon.svg", "image/svg+xml"}}) {
+        const httplib::Result asset = client.Get("/ui/" + file);
+        ASSERT_TRUE(asset);
+        EXPECT_EQ(asset->status, 200) << file;
+        EXPECT_EQ(asset->get_header_value("Content-Type"), type) << file;
+        EXPECT_FALSE(asset->body.empty()) << file;
+    }
+    Reply missing = get("/ui/jquery.js");
+    EXPECT_EQ(missing.status, 404);
+    EXPECT_EQ(missing.body.at("message"),
+              "no dashboard file 'jquery.js'; the files are: chart.js, dashboard.css, dashboard.js, favicon.svg");
+    EXPECT_EQ(get("/ui/index.html").status, 404);
+    EXPECT_EQ(post("/").status, 405);
+}
+
 TEST_F(HttpApi, ExcludeAndIncludeABroker) {
     ASSERT_EQ(post("/v1/brokers/2/exclude").status, 200);
     EXPECT_TRUE(broker(2).at("excluded").get<bool>());
@@ -372,6 +452,12 @@ TEST(HttpApiAccess, ATokenGuardsEveryRouteButTheProbesAndIsNeverShownOrJournaled
     EXPECT_TRUE(contains(sim.process->log(), "(bearer token required)")) << sim.process->log();
     EXPECT_EQ(call(sim.url, "GET", "/healthz").status, 200);
     EXPECT_EQ(call(sim.url, "GET", "/readyz").status, 200);
+    // The page is open, and says it must ask for the token before it reads.
+    const httplib::Result page = httplib::Client(sim.url).Get("/");
+    ASSERT_TRUE(page);
+    EXPECT_EQ(page->status, 200);
+    EXPECT_TRUE(contains(page->body, "data-token=\"required\""));
+    EXPECT_EQ(call(sim.url, "GET", "/v1/brokers/history").status, 401);
     Reply none = call(sim.url, "GET", "/v1/state");
     EXPECT_EQ(none.status, 401);
     EXPECT_EQ(header(none.headers, "WWW-Authenticate"), "Bearer realm=\"ballast\"");

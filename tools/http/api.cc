@@ -1,6 +1,5 @@
 #include "tools/http/api.h"
 
-#include <charconv>
 #include <optional>
 
 #include "actors/engine.h"
@@ -13,18 +12,6 @@
 namespace ballast::http {
 
 namespace {
-
-/// A non-negative integer parameter, or the 400 that names it.
-template <typename Int>
-std::optional<Int> parse_number(const std::string& text, Int max, const std::string& what, Response* error) {
-    Int value = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value > max || text[0] == '-') {
-        *error = error_response(400, what + " '" + text + "' is not a number in [0, " + std::to_string(max) + "]");
-        return std::nullopt;
-    }
-    return value;
-}
 
 /// `since` and `limit` of the listing endpoints.
 struct Paging {
@@ -282,6 +269,7 @@ void add_api_routes(Router& router, EngineAccess& access, const ApiOptions& opti
     });
     add_command_routes(router, access, options);
     add_metrics_routes(router, access, options);
+    add_history_routes(router, access, options);
 }
 
 Response dry_run(actors::Engine& engine) {

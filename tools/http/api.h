@@ -3,7 +3,8 @@
 /// The HTTP API's endpoints (tools/http/README.md has each one's answer):
 ///
 ///   GET  /healthz, /readyz                      open: the probes
-///   GET  /v1/state, /v1/config, /v1/actions, /v1/decisions, /v1/proposals
+///   GET  /v1/state, /v1/config, /v1/actions, /v1/decisions, /v1/proposals,
+///        /v1/explain/{topic}/{partition}, /v1/brokers/history, /metrics
 ///   POST /v1/pause, /v1/resume, /v1/rebalance[?dryrun=false]
 ///   POST /v1/brokers/{id}/drain, /exclude, /include, /v1/actions/{id}/cancel
 ///   PUT  /v1/config
@@ -29,5 +30,10 @@ struct ApiOptions {
 };
 
 void add_api_routes(Router& router, EngineAccess& access, const ApiOptions& options);
+
+/// The dashboard (ui_route.cc): GET / and its files under /ui/, open (the
+/// page holds no data; it reads /v1/* with the token the operator types).
+/// `token_required`: the page asks for the token before it reads anything.
+void add_ui_routes(Router& router, bool token_required);
 
 }  // namespace ballast::http

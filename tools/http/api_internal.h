@@ -3,7 +3,10 @@
 /// What the API's two files share (api.cc: the reads and the table;
 /// api_commands.cc: the writes). Not for use outside tools/http/.
 
+#include <charconv>
 #include <functional>
+#include <optional>
+#include <string>
 
 #include "events/config.h"
 #include "events/result.h"
@@ -27,6 +30,18 @@ Response with_engine(EngineAccess& access, const ApiOptions& options,
 /// 503 otherwise (it stopped, it did not answer).
 Response engine_error(const events::Error& error);
 
+/// A non-negative integer parameter, or the 400 that names it.
+template <typename Int>
+std::optional<Int> parse_number(const std::string& text, Int max, const std::string& what, Response* error) {
+    Int value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value > max || text[0] == '-') {
+        *error = error_response(400, what + " '" + text + "' is not a number in [0, " + std::to_string(max) + "]");
+        return std::nullopt;
+    }
+    return value;
+}
+
 Json readiness_json(const Readiness& readiness);
 
 /// Every key, its value (the engine's for the journaled keys, the
@@ -42,5 +57,8 @@ void add_command_routes(Router& router, EngineAccess& access, const ApiOptions& 
 
 /// GET /metrics (metrics_route.cc).
 void add_metrics_routes(Router& router, EngineAccess& access, const ApiOptions& options);
+
+/// GET /v1/brokers/history (history_route.cc).
+void add_history_routes(Router& router, EngineAccess& access, const ApiOptions& options);
 
 }  // namespace ballast::http

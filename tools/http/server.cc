@@ -49,6 +49,7 @@ events::Result<std::unique_ptr<Server>> Server::start(const events::Config& conf
     server->_token = !token->empty();
     server->_router = std::make_unique<Router>(AuthPolicy{*token, address->loopback()});
     add_api_routes(*server->_router, access, api);
+    add_ui_routes(*server->_router, !token->empty());
 
     server->_server = std::make_unique<httplib::Server>();
     httplib::Server& s = *server->_server;
