@@ -141,6 +141,14 @@ def command_seq(sim, name):
     return commands[0]["seq"]
 
 
+def save_screenshot(browser, path):
+    """The whole page as a PNG at `path`."""
+    shot = browser.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(base64.b64decode(shot["data"]))
+
+
 def main():
     if shutil.which("chromium") is None:
         print("SKIP: Debian's chromium is not installed (tools/install-deps installs it); "
@@ -233,10 +241,7 @@ def main():
 
             # Wait for one history refresh after the actions so the screenshot shows them marked.
             browser.pump(2)
-            shot = browser.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
-            os.makedirs(artifacts, exist_ok=True)
-            with open(screenshot, "wb") as f:
-                f.write(base64.b64decode(shot["data"]))
+            save_screenshot(browser, screenshot)
             print(f"screenshot: {screenshot}", flush=True)
 
             # 1. Nothing the browser counts as an error, over the whole visit.
@@ -246,10 +251,7 @@ def main():
         except (AssertionError, RuntimeError, TimeoutError, ConnectionError) as e:
             if browser is not None:
                 try:
-                    shot = browser.call("Page.captureScreenshot", format="png")
-                    os.makedirs(artifacts, exist_ok=True)
-                    with open(screenshot, "wb") as f:
-                                f.write(base64.b64decode(shot["data"]))
+                    save_screenshot(browser, screenshot)
                     print(f"screenshot of the failure: {screenshot}", flush=True)
                 except Exception:  # noqa: BLE001 - the failure below is what matters
                     pass

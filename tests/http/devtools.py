@@ -119,34 +119,34 @@ class Browser:
         self.next_id = 0
         self.events = []
 
+    def _receive_until(self, deadline, want_id=None):
+        """Keeps the events that arrive until `deadline`; the answer to command
+        `want_id` as soon as it comes (None: none came)."""
+        while time.monotonic() < deadline:
+            message = self.ws.receive(max(0.01, deadline - time.monotonic()))
+            if message is None:
+                return None
+            data = json.loads(message)
+            if want_id is not None and data.get("id") == want_id:
+                return data
+            if "method" in data:
+                self.events.append(data)
+        return None
+
     def call(self, method, timeout_s=30, **params):
         """Sends one command and returns its result; events that arrive meanwhile are kept."""
         self.next_id += 1
         self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            message = self.ws.receive(max(0.01, deadline - time.monotonic()))
-            if message is None:
-                break
-            data = json.loads(message)
-            if data.get("id") == self.next_id:
-                if "error" in data:
-                    raise RuntimeError(f"{method}: {data['error']}")
-                return data.get("result", {})
-            if "method" in data:
-                self.events.append(data)
-        raise TimeoutError(f"{method}: no answer in {timeout_s} s")
+        data = self._receive_until(time.monotonic() + timeout_s, self.next_id)
+        if data is None:
+            raise TimeoutError(f"{method}: no answer in {timeout_s} s")
+        if "error" in data:
+            raise RuntimeError(f"{method}: {data['error']}")
+        return data.get("result", {})
 
     def pump(self, seconds):
         """Collects events for `seconds`."""
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            message = self.ws.receive(max(0.01, deadline - time.monotonic()))
-            if message is None:
-                return
-            data = json.loads(message)
-            if "method" in data:
-                self.events.append(data)
+        self._receive_until(time.monotonic() + seconds)
 
     def evaluate(self, expression):
         """The expression's value in the page (JSON-able), or an error naming it."""
