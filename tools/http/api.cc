@@ -21,11 +21,11 @@ struct Paging {
 std::optional<Paging> parse_paging(const Request& request, Response* error) {
     Paging paging;
     if (auto it = request.query.find("since"); it != request.query.end()) {
-        paging.since = parse_number<uint64_t>(it->second, UINT64_MAX, "since", error);
+        paging.since = parse_number<uint64_t>(it->second, 0, UINT64_MAX, "since", error);
         if (!paging.since) return std::nullopt;
     }
     if (auto it = request.query.find("limit"); it != request.query.end()) {
-        const std::optional<size_t> limit = parse_number<size_t>(it->second, items_max, "limit", error);
+        const std::optional<size_t> limit = parse_number<size_t>(it->second, 0, items_max, "limit", error);
         if (!limit) return std::nullopt;
         paging.limit = std::max<size_t>(*limit, 1);
     }
@@ -177,7 +177,7 @@ Response get_explain(EngineAccess& access, const ApiOptions& options, const Requ
     const std::string& topic = request.params.at("topic");
     Response error;
     const std::optional<int32_t> partition =
-        parse_number<int32_t>(request.params.at("partition"), INT32_MAX, "partition", &error);
+        parse_number<int32_t>(request.params.at("partition"), 0, INT32_MAX, "partition", &error);
     if (!partition) return error;
     return with_engine(access, options, [&](actors::Engine& engine, int64_t) {
         if (!engine.journal()) return error_response(503, "this engine has no journal");

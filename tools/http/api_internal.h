@@ -30,13 +30,15 @@ Response with_engine(EngineAccess& access, const ApiOptions& options,
 /// 503 otherwise (it stopped, it did not answer).
 Response engine_error(const events::Error& error);
 
-/// A non-negative integer parameter, or the 400 that names it.
+/// An integer parameter in [min, max], or the 400 that names it and the range.
 template <typename Int>
-std::optional<Int> parse_number(const std::string& text, Int max, const std::string& what, Response* error) {
+std::optional<Int> parse_number(const std::string& text, Int min, Int max, const std::string& what, Response* error) {
     Int value = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value > max || text[0] == '-') {
-        *error = error_response(400, what + " '" + text + "' is not a number in [0, " + std::to_string(max) + "]");
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value < min || value > max ||
+        text[0] == '-') {
+        *error = error_response(400, what + " '" + text + "' is not a number in [" + std::to_string(min) + ", " +
+                                         std::to_string(max) + "]");
         return std::nullopt;
     }
     return value;

@@ -4,6 +4,8 @@
 /// dashboard's chart opens with it, so the last hour is there at once, not
 /// only what the browser saw since it opened.
 
+#include <optional>
+
 #include "actors/engine.h"
 #include "tools/driver/text_format.h"
 #include "tools/http/api_internal.h"
@@ -54,35 +56,33 @@ Json history_json(const BrokerHistory& h, const events::Config& config) {
             {"moves", moves}};
 }
 
+/// The query parameter `name` within [min, max], `fallback` when absent;
+/// else the 400 that names it and the range.
+std::optional<int64_t> parameter(const Request& request, const std::string& name, int64_t min, int64_t max,
+                                 int64_t fallback, Response* error) {
+    auto it = request.query.find(name);
+    if (it == request.query.end()) return fallback;
+    return parse_number<int64_t>(it->second, min, max, name, error);
+}
+
 Response get_history(EngineAccess& access, const ApiOptions& options, const Request& request) {
     Response error;
-    int64_t window_ms = history_window_ms_default;
-    if (auto it = request.query.find("window_ms"); it != request.query.end()) {
-        const std::optional<int64_t> asked = parse_number<int64_t>(it->second, history_window_ms_max, "window_ms", &error);
-        if (!asked) return error;
-        if (*asked < history_window_ms_min) {
-            return error_response(400, "window_ms '" + it->second + "' is below " +
-                                           std::to_string(history_window_ms_min) + " (a window in ms, at most " +
-                                           std::to_string(history_window_ms_max) + ")");
-        }
-        window_ms = *asked;
-    }
-    size_t points = history_points_default;
-    if (auto it = request.query.find("points"); it != request.query.end()) {
-        const std::optional<size_t> asked = parse_number<size_t>(it->second, history_points_max, "points", &error);
-        if (!asked) return error;
-        if (*asked == 0) return error_response(400, "points '0' is not a number in [1, " + std::to_string(history_points_max) + "]");
-        points = *asked;
-    }
+    const std::optional<int64_t> window_ms = parameter(request, "window_ms", history_window_ms_min,
+                                                       history_window_ms_max, history_window_ms_default, &error);
+    if (!window_ms) return error;
+    const std::optional<int64_t> points = parameter(request, "points", 1, static_cast<int64_t>(history_points_max),
+                                                    static_cast<int64_t>(history_points_default), &error);
+    if (!points) return error;
     return with_engine(access, options, [&](actors::Engine& engine, int64_t now_ms) {
         if (!engine.journal()) return error_response(503, "this engine has no journal");
         events::Result<actors::EngineStatusPtr> status = engine.status();
         if (!status) return engine_error(status.error());
-        events::Result<BrokerHistory> history = read_broker_history(*engine.journal(), now_ms, window_ms, points);
+        events::Result<BrokerHistory> history = read_broker_history(*engine.journal(), now_ms, *window_ms,
+                                                                     static_cast<size_t>(*points));
         if (!history) return engine_error(history.error());
         Json out = history_json(*history, (*status)->config);
-        out["window_ms"] = window_ms;
-        out["points_max"] = points;
+        out["window_ms"] = *window_ms;
+        out["points_max"] = *points;
         return json_response(200, out);
     });
 }
