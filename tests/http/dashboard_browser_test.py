@@ -10,8 +10,9 @@ on a small seeded scenario with a token configured:
    decision's partition link shows that partition's explanation;
 3. the Pause button, clicked with the mouse, pauses the engine
    (`/v1/state` says paused), and no action is submitted after the pause's
-   seq while the simulation runs on, although submissions happened before
-   it; Resume, clicked the same way, lets them happen again;
+   seq while the simulation runs on (its rounds hold what they chose, "paused"),
+   although submissions happened before it; Resume, clicked the same way,
+   lets them happen again;
 4. a screenshot of the page is written to meson-logs/http_dashboard_browser_test.png.
 
 Exit 77 (meson's skip) when `chromium` is not installed; tools/install-deps
@@ -222,6 +223,10 @@ def main():
             check(sim.get("/v1/state")["engine"]["now_ms"] >= routed + 5000, "the simulation did not run on")
             after = submissions_between(sim, pause_seq)
             check(not after, f"actions submitted after the pause at seq {pause_seq}: {after}")
+            # Meanwhile the rounds went on and wanted to act: what they chose was held for the pause.
+            rounds = sim.get(f"/v1/decisions?since={pause_seq}")["decisions"]
+            held = [h for d in rounds for h in d["held"] if h["reason"] == "paused"]
+            check(held, f"no round after the pause held an action for it: {rounds}")
             print(f"{len(before)} submissions before the pause (seq {pause_seq}), none in the 6 s after", flush=True)
 
             # Resume from the page too: submissions come back (the pause, not a settled cluster, held them).

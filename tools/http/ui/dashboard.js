@@ -40,7 +40,11 @@
       throw new Error("This instance asks for its token (" + response.status + "): type it in the Token field above. " +
         (answer.message || ""));
     }
-    if (!response.ok) throw new Error(method + " " + path + ": " + response.status + " " + (answer.message || ""));
+    if (!response.ok) {
+      const error = new Error(method + " " + path + ": " + response.status + " " + (answer.message || ""));
+      error.answer = answer;  // a 503 while the engine is away names the instance's role and readiness
+      throw error;
+    }
     return answer;
   }
 
@@ -64,10 +68,13 @@
     node.className = "badge " + kind;
   }
 
+  function renderInstance(instance) {
+    badge("role", "role " + instance.role, "");
+    badge("ready", instance.ready ? "ready" : "not ready: " + instance.detail, instance.ready ? "good" : "bad");
+  }
+
   function renderState(state) {
-    badge("role", "role " + state.instance.role, "");
-    badge("ready", state.instance.ready ? "ready" : "not ready: " + state.instance.detail,
-      state.instance.ready ? "good" : "bad");
+    renderInstance(state.instance);
     badge("paused", state.engine.paused ? "paused" : "balancing", state.engine.paused ? "warn" : "good");
     $("clock").textContent = "engine time " + new Date(state.engine.now_ms).toISOString() +
       ", journal seq " + state.journal.last_seq;
@@ -202,6 +209,7 @@
       await refresh();
       showMessage("");
     } catch (e) {
+      if (e.answer && e.answer.instance) renderInstance(e.answer.instance);
       showMessage(e.message);
     }
     timer = setTimeout(loop, refresh_ms);
