@@ -12,7 +12,7 @@ on a small seeded scenario with a token configured:
    (`/v1/state` says paused), and no action is submitted after the pause's
    seq while the simulation runs on (its rounds hold what they chose, "paused"),
    although submissions happened before it; Resume, clicked the same way,
-   lets them happen again;
+   lets them happen again; Drain, with a broker id typed, drains it;
 4. a screenshot of the page is written to meson-logs/http_dashboard_browser_test.png.
 
 Exit 77 (meson's skip) when `chromium` is not installed; tools/install-deps
@@ -243,6 +243,18 @@ def main():
                 check(time.monotonic() < deadline, "no submission within 15 s after resuming")
                 browser.pump(0.3)
             print(f"submissions again after the resume (seq {resume_seq})", flush=True)
+
+            # Drain: without an id the page says what it needs; with one, the broker drains.
+            browser.click("#drain")
+            message = browser.wait_for("(() => { const m = document.getElementById('message');"
+                                       " return m.hidden ? '' : m.textContent; })()", 5, "the drain's missing id named")
+            check("broker to drain" in message, "the page's message for a drain without an id: " + message)
+            browser.type_into("#drain-broker", "3")
+            browser.click("#drain")
+            browser.wait_for("document.getElementById('command-result').textContent.startsWith('draining broker 3:')",
+                             10, "the drain applied, in the page")
+            draining = [b["broker_id"] for b in sim.get("/v1/state")["cluster"]["brokers"] if b["draining"]]
+            check(draining == [3], f"/v1/state says brokers {draining} drain")
 
             # Wait for one history refresh after the actions so the screenshot shows them marked.
             browser.pump(2)
