@@ -37,8 +37,10 @@
     let answer = {};
     try { answer = await response.json(); } catch (e) { answer = {message: "an answer that is not JSON"}; }
     if (response.status === 401 || response.status === 403) {
-      throw new Error("This instance asks for its token (" + response.status + "): type it in the Token field above. " +
-        (answer.message || ""));
+      const error = new Error("This instance asks for its token (" + response.status + "): type it in the Token field " +
+        "above. " + (answer.message || ""));
+      error.refused = response.status === 401;
+      throw error;
     }
     if (!response.ok) {
       const error = new Error(method + " " + path + ": " + response.status + " " + (answer.message || ""));
@@ -211,6 +213,7 @@
     } catch (e) {
       if (e.answer && e.answer.instance) renderInstance(e.answer.instance);
       showMessage(e.message);
+      if (e.refused) return;  // a wrong token: asked again only once another is typed
     }
     timer = setTimeout(loop, refresh_ms);
   }
