@@ -4,6 +4,7 @@
 /// page shows it reads from /v1/*, with the token the operator types.
 
 #include <map>
+#include <stdexcept>
 #include <string>
 
 #include "tools/http/api.h"
