@@ -391,7 +391,18 @@ void process(RouterSelf* self) {
                 publish_progress(self);
                 return;  // the barrier's end or the decision calls process() again
             }
-            if (g == Gate::decision_first) apply_decision(self);
+            if (g == Gate::decision_first) {
+                apply_decision(self);
+                // Rounds back to back (a decision delay, more to do): the
+                // event that applies a decision is most often the Tick that
+                // opens the next round, and no snapshot is due while one is
+                // open. Between the two is the only place one can be taken;
+                // the Tick waits for it if it makes a round due.
+                if (snapshot_due(st)) {
+                    start_barrier(self, BarrierKind::snapshot);
+                    continue;
+                }
+            }
             const events::Event& e = batch[st.cursor++];
             const bool plan_due = route(self, e);
             st.events_routed++;

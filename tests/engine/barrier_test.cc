@@ -414,6 +414,26 @@ TEST_F(BarrierTest, TicksPassASnapshotUnlessARoundIsDue) {
     EXPECT_EQ(inputs[1]->seq, 7u);
 }
 
+// With a decision delay and rounds due at every Tick, a round is always
+// open: the Tick that applies one decision opens the next. The snapshot is
+// taken between the two, as of the last event routed, and the Tick waits.
+TEST_F(BarrierTest, ASnapshotIsTakenBetweenRoundsThatRunBackToBack) {
+    respawn_router({"ballast.snapshot.interval.events=3", "ballast.planner.decision.delay.ms=1000",
+                    "autobalancer.controller.anomaly.detect.interval.ms=1000"},
+                   true);
+    route({event(1, events::BrokerRegistered{1, "", {}}), event(2, events::Tick{2000}),  // a round, applied at 3000
+           event(3, events::PartitionChanged{"orders", 0, {1}, 1, {1}, 0}),
+           event(4, events::PartitionChanged{"orders", 1, {1}, 1, {1}, 0}),
+           event(5, events::Tick{3000}),  // applies it, and a round is due again
+           event(6, events::Tick{4000}), event(7, events::Tick{5000})});
+    _sched->run();
+    EXPECT_EQ(progress.events_routed.load(), 7u);
+    ASSERT_EQ(inputs.size(), 4u) << "a round at every Tick";
+    EXPECT_EQ(inputs[1]->seq, 5u);
+    ASSERT_FALSE(snapshots_written.empty()) << "no snapshot while rounds ran back to back";
+    EXPECT_EQ(snapshots_written.front(), 4u) << "as of the last event before the Tick that applied the decision";
+}
+
 // Samples count toward a snapshot as well as events: a restart replays what
 // came after the newest snapshot, and a report costs by its samples.
 TEST_F(BarrierTest, ASnapshotIsDueAfterEnoughSamplesAsWellAsEvents) {
