@@ -125,7 +125,11 @@ size_t NetworkDistributionGoal::lightest_followers(const PlanningState& state, u
         if (count == followers_max) break;
         if (f != leader && state.broker(f).eligible) followers[count++] = {load(state, f), f};
     }
-    std::sort(followers.begin(), followers.begin() + static_cast<std::ptrdiff_t>(count));
+    // At most followers_max: an insertion sort (std::sort on part of the
+    // array makes g++ 12 at -O2 warn of bounds it never reaches).
+    for (size_t i = 1; i < count; i++) {
+        for (size_t j = i; j > 0 && followers[j] < followers[j - 1]; j--) std::swap(followers[j], followers[j - 1]);
+    }
     for (size_t i = 0; i < count; i++) out[i] = followers[i].second;
     return count;
 }
