@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # GET /metrics' response time from `ballast sim --realtime` at 12 brokers and
 # 100,000 partitions (10 topics of 10,000, RF 1, even traffic): the first
-# scrape counts the 100,000 PartitionChanged of the cluster's creation
-# (tools/http/journal_tally.h), the rest only what came since.
+# scrape and the rest (the counters are kept by the journal's appends,
+# store/append_tally.h, so no scrape reads the journal back).
 # Usage: bench/metrics_scrape.sh [BUILD_DIR] [SCRAPES] [PORT]
 # Prints the first scrape's time and min, p50, p90, p99, max of the others, in ms.
 set -euo pipefail

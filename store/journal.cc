@@ -435,7 +435,10 @@ Result<uint64_t> Journal::append(std::span<events::Event> batch, const ShipRuns&
         }
     }
     Result<uint64_t> written = write(write_batch, last, seq, batch);
-    if (written) _round_latency.appended(batch, last + 1, seq, timer.started());
+    if (written) {
+        _round_latency.appended(batch, last + 1, seq, timer.started());
+        _append_tally.appended(batch);
+    }
     return written;
 }
 

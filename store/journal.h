@@ -42,6 +42,7 @@
 
 #include "events/event.h"
 #include "events/result.h"
+#include "store/append_tally.h"
 #include "store/latency_histogram.h"
 #include "store/round_latency.h"
 
@@ -391,6 +392,9 @@ public:
     /// The wall-clock time from the append of a round's barrier to the
     /// append of its decision (round_latency.h), from any thread.
     LatencyHistogram::Figures round_latency() const { return _round_latency.figures(); }
+    /// What this open of the journal appended through `append`, by type
+    /// and source, and the actions among it (append_tally.h), from any thread.
+    TallyFigures append_tally() const { return _append_tally.figures(); }
 
     // ------------------------------------------------ the partition index
     // What `ballast replay --explain` reads instead of the whole journal
@@ -480,6 +484,7 @@ private:
     std::vector<std::string> _warnings;
     LatencyHistogram _append_latency;
     RoundLatency _round_latency;  // the writer's
+    AppendTally _append_tally;    // the writer's; figures from any thread
 };
 
 }  // namespace ballast::store

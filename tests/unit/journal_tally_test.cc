@@ -1,8 +1,7 @@
-/// The counters `/metrics` reads from a real journal (tools/http/
-/// journal_tally.h): only what was journaled after the seq counting starts
-/// after, by type and source; actions planned, submitted and ended by kind,
-/// goal and outcome (an end of an action it never saw planned as
-/// `unknown`); a bounded read a scrape that catches up over the next ones.
+/// The counters `/metrics` reads from a real journal (store/append_tally.h):
+/// only what this open of the journal appended, by type and source; actions
+/// planned, submitted and ended by kind, goal and outcome (an end of an
+/// action it never saw planned as `unknown`).
 /// And the journal's append latency (store/latency_histogram.h): one
 /// observation per append, in the bucket its time falls in; and a round's,
 /// from its barrier's append to its decision's (store/round_latency.h).
@@ -17,9 +16,8 @@
 #include "tests/support/open_journal.h"
 #include "tests/support/sample_events.h"
 #include "tests/support/temp_dir.h"
-#include "tools/http/journal_tally.h"
 
-namespace ballast::http {
+namespace ballast::store {
 namespace {
 
 using events::Event;
@@ -47,53 +45,47 @@ events::Action move(uint64_t id, int32_t partition) {
     return a;
 }
 
-TEST(JournalTally, CountsWhatWasJournaledAfterItsStartByTypeAndActionsByKindGoalAndOutcome) {
+TEST(JournalTally, CountsWhatThisOpenAppendedByTypeAndActionsByKindGoalAndOutcome) {
     testing::TempDir dir;
     auto journal = testing::open_journal(dir / "j");
-    std::vector<Event> before = testing::sample_events(1, 5);  // recovered: not this process's
+    std::vector<Event> before = testing::sample_events(1, 5);  // recovered by the next open: not its own
     ASSERT_TRUE(journal->append(before).ok());
-    std::vector<Event> batch = {
+    journal.reset();
+    journal = testing::open_journal(dir / "j");
+    EXPECT_TRUE(journal->append_tally().events.empty());
+    std::vector<Event> first_batch = {
         event(Source::clock, events::Tick{1000}),
         event(Source::engine, events::ActionsPlanned{1, 6, {move(1, 0), move(2, 3)}, {}, {}, {}, {}}),
         event(Source::executor, events::ActionSubmitted{1, 1}),
         event(Source::executor, events::ActionSubmitted{2, 1}),
+    };
+    ASSERT_TRUE(journal->append(first_batch).ok());
+    TallyFigures first = journal->append_tally();
+    EXPECT_EQ((first.events[{"tick", "clock"}]), 1u);
+    uint64_t counted = 0;
+    for (const auto& [key, n] : first.events) counted += n;
+    EXPECT_EQ(counted, 4u) << "the recovered events are not counted";
+    EXPECT_EQ((first.actions_planned[{"move", "Evacuation"}]), 2u);
+    EXPECT_EQ((first.submissions[{"move", "Evacuation"}]), 2u);
+    EXPECT_TRUE(first.outcomes.empty());
+
+    std::vector<Event> second_batch = {
         event(Source::executor, events::ActionCompleted{1}),
         event(Source::executor, events::ActionFailed{2, 7, "NOT_CONTROLLER", "try again", true, 1}),
         event(Source::operator_, events::ActionCancelled{2, "wrong broker"}),
         event(Source::executor, events::ActionCompleted{99}),
     };
-    ASSERT_TRUE(journal->append(batch).ok());
-
-    JournalTally tally(4);
-    events::Result<TallyFigures> first = tally.update(*journal, 5);
-    ASSERT_TRUE(first.ok()) << first.error().to_string();
-    EXPECT_EQ(first->counted_to_seq, 9u);
-    EXPECT_EQ(first->behind_events, 4u);
-    EXPECT_EQ((first->events[{"tick", "clock"}]), 1u);
-    uint64_t counted = 0;
-    for (const auto& [key, n] : first->events) counted += n;
-    EXPECT_EQ(counted, 4u) << "the recovered events are not counted";
-    EXPECT_EQ((first->actions_planned[{"move", "Evacuation"}]), 2u);
-
-    events::Result<TallyFigures> second = tally.update(*journal, 5);
-    ASSERT_TRUE(second.ok());
-    EXPECT_EQ(second->counted_to_seq, 13u);
-    EXPECT_EQ(second->behind_events, 0u);
+    ASSERT_TRUE(journal->append(second_batch).ok());
+    TallyFigures second = journal->append_tally();
     uint64_t events = 0;
-    for (const auto& [key, n] : second->events) events += n;
+    for (const auto& [key, n] : second.events) events += n;
     EXPECT_EQ(events, 8u);
-    EXPECT_EQ((second->events[{"action_submitted", "executor"}]), 2u);
-    EXPECT_EQ((second->submissions[{"move", "Evacuation"}]), 2u);
-    EXPECT_EQ((second->outcomes[{"move", "Evacuation", "completed"}]), 1u);
-    EXPECT_EQ((second->outcomes[{"move", "Evacuation", "failed"}]), 1u);
-    EXPECT_EQ((second->outcomes[{"move", "Evacuation", "cancelled"}]), 1u);
-    EXPECT_EQ((second->outcomes[{"unknown", "unknown", "completed"}]), 1u);
-
-    // Nothing new: the same counts.
-    events::Result<TallyFigures> third = tally.update(*journal, 5);
-    ASSERT_TRUE(third.ok());
-    EXPECT_EQ(third->events, second->events);
-    EXPECT_EQ(third->outcomes, second->outcomes);
+    EXPECT_EQ((second.events[{"action_submitted", "executor"}]), 2u);
+    EXPECT_EQ((second.events[{"action_completed", "executor"}]), 2u);
+    EXPECT_EQ((second.outcomes[{"move", "Evacuation", "completed"}]), 1u);
+    EXPECT_EQ((second.outcomes[{"move", "Evacuation", "failed"}]), 1u) << "retriable: still open";
+    EXPECT_EQ((second.outcomes[{"move", "Evacuation", "cancelled"}]), 1u);
+    EXPECT_EQ((second.outcomes[{"unknown", "unknown", "completed"}]), 1u) << "never planned here";
 
     // One observation per append that wrote (an empty one writes nothing).
     std::vector<Event> none;
@@ -132,4 +124,4 @@ TEST(JournalTally, AnAppendsLatencyFallsInItsBucketAndBeyondTheLastOnlyInTheCoun
 }
 
 }  // namespace
-}  // namespace ballast::http
+}  // namespace ballast::store

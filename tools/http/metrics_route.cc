@@ -1,7 +1,7 @@
 /// GET /metrics: Prometheus' text format (tools/metrics/) of what the
-/// engine says of itself (`Engine::status`), what the journal holds and
-/// counted (`JournalTally`), how long its appends take (measured in store/,
-/// never by an actor), and this instance's role and readiness. Every figure
+/// engine says of itself (`Engine::status`), what the journal holds and what
+/// its appends wrote and took (counted and measured in store/, never by an
+/// actor), and this instance's role and readiness. Every figure
 /// is asked at the scrape; nothing here feeds the engine.
 
 #include <cmath>
@@ -10,7 +10,6 @@
 #include "actors/engine.h"
 #include "tools/driver/plan_json.h"
 #include "tools/http/api_internal.h"
-#include "tools/http/journal_tally.h"
 #include "tools/metrics/exposition.h"
 
 namespace ballast::http {
@@ -60,7 +59,7 @@ void journal_figures(Exposition& e, const store::Journal& journal) {
     e.add_histogram("ballast_plan_duration_seconds", {}, histogram_data(journal.round_latency()));
 }
 
-void tally_figures(Exposition& e, const TallyFigures& t) {
+void tally_figures(Exposition& e, const store::TallyFigures& t) {
     e.declare("ballast_events_total", Type::counter, "Events journaled since this process began, by type and source.");
     for (const auto& [key, n] : t.events) e.add("ballast_events_total", {{"type", key.first}, {"source", key.second}}, n);
     e.declare("ballast_actions_planned_total", Type::counter, "Actions planned since this process began, by kind and goal.");
@@ -77,9 +76,6 @@ void tally_figures(Exposition& e, const TallyFigures& t) {
         const auto& [kind, goal, outcome] = key;
         e.add("ballast_actions_ended_total", {{"kind", kind}, {"goal", goal}, {"outcome", outcome}}, n);
     }
-    e.declare("ballast_metrics_journal_behind_events", Type::gauge,
-              "Journaled events the counters above have not read yet (they catch up over the next scrapes).");
-    e.add("ballast_metrics_journal_behind_events", {}, static_cast<double>(t.behind_events));
 }
 
 /// Each broker's traffic against the mean of the alive brokers with a
@@ -143,7 +139,7 @@ void engine_figures(Exposition& e, const actors::EngineStatus& s) {
     broker_figures(e, s);
 }
 
-Response get_metrics(EngineAccess& access, const ApiOptions& options, JournalTally& tally) {
+Response get_metrics(EngineAccess& access, const ApiOptions& options) {
     Response response;
     const events::Status called = access.call(
         [&](actors::Engine* engine, int64_t) {
@@ -158,12 +154,7 @@ Response get_metrics(EngineAccess& access, const ApiOptions& options, JournalTal
                 engine_figures(e, **status);
                 if (const store::Journal* journal = engine->journal()) {
                     journal_figures(e, *journal);
-                    events::Result<TallyFigures> counted = tally.update(*journal, engine->recovered_seq());
-                    if (!counted) {
-                        response = engine_error(counted.error());
-                        return;
-                    }
-                    tally_figures(e, *counted);
+                    tally_figures(e, journal->append_tally());
                 }
             }
             response.status = 200;
@@ -178,9 +169,8 @@ Response get_metrics(EngineAccess& access, const ApiOptions& options, JournalTal
 }  // namespace
 
 void add_metrics_routes(Router& router, EngineAccess& access, const ApiOptions& options) {
-    auto tally = std::make_shared<JournalTally>();
     router.add("GET", "/metrics", Access::read,
-               [&access, options, tally](const Request&) { return get_metrics(access, options, *tally); });
+               [&access, options](const Request&) { return get_metrics(access, options); });
 }
 
 }  // namespace ballast::http
