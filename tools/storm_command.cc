@@ -11,6 +11,11 @@
 /// Arrival-to-applied latency is measured per fed batch (about 1 ms of
 /// events): a batch is applied once the router has routed it and the
 /// partition actors have applied every message sent up to then.
+///
+/// With --api the HTTP API (tools/http/) answers on `ballast.http.listen`
+/// during the storm as it does in `ballast run` (the engine's API from the
+/// server's threads), so that its response time, and what serving it costs
+/// the stream, can be measured beside the storm (bench/api_storm.sh).
 
 #include <sys/resource.h>
 
@@ -37,6 +42,7 @@
 #include "tools/commands.h"
 #include "tools/driver/machine.h"
 #include "tools/driver/percentile.h"
+#include "tools/http/server.h"
 
 namespace ballast::tools {
 
@@ -55,6 +61,7 @@ struct StormOptions {
     int64_t move_ms = 1'500;
     std::string background_priority = "idle";
     bool json = false;
+    bool api = false;
 };
 
 // Above this share of CPU time stolen by the hypervisor a storm's latency
@@ -257,6 +264,24 @@ int run_storm(const Context& ctx, const StormOptions& options) {
     if (!started) return report_error(started.error());
     actors::Engine& engine = **started;
 
+    // The API, ready once the cluster is set up. Its commands are stamped
+    // with the storm's time, which the Ticks carry: ms since the storm began.
+    std::atomic<int64_t> storm_now_ms{0};
+    http::EngineAccess access(http::EngineAccess::Mode::any_thread, [&storm_now_ms] { return storm_now_ms.load(); });
+    std::unique_ptr<http::Server> server;
+    if (options.api) {
+        http::ApiOptions api;
+        api.process_config = *config;
+        events::Result<std::unique_ptr<http::Server>> serving = http::Server::start(*config, access, api);
+        if (!serving) return report_error(serving.error());
+        if (!*serving) return report_error("--api: ballast.http.listen is empty; give it HOST:PORT");
+        server = std::move(*serving);
+        access.set_readiness({"simulation", false, "setting up the storm's cluster"});
+        access.attach(&engine);
+        // Before the setup, so that a script can find the port and wait for /readyz.
+        std::fprintf(stderr, "storm: HTTP API on %s (%s)\n", server->url().c_str(), server->access_text().c_str());
+    }
+
     // The cluster first, untimed.
     sim::StormGenerator generator({options.brokers, options.partitions, *pattern, options.seed});
     const Clock::time_point setup_start = Clock::now();
@@ -273,6 +298,8 @@ int run_storm(const Context& ctx, const StormOptions& options) {
                      options.brokers, options.partitions, sim::storm_pattern_name(*pattern), options.rate,
                      options.duration_s, setup_events, setup_s);
     }
+
+    if (server) access.set_readiness({"simulation", true, "storm under way"});
 
     // The storm: about 1 ms of events per batch, a Tick and broker totals each second.
     LatencyMonitor monitor(engine);
@@ -309,6 +336,7 @@ int run_storm(const Context& ctx, const StormOptions& options) {
         batch.clear();
         if (now_ms >= next_tick_ms) {
             port.set_now(next_tick_ms);
+            storm_now_ms = next_tick_ms;
             for (events::Event& e : port.due(next_tick_ms)) {
                 if (const auto* c = std::get_if<events::PartitionChanged>(&e.body)) generator.moved(c->topic, c->partition, c->replicas);
                 batch.push_back(std::move(e));
@@ -387,6 +415,10 @@ int run_storm(const Context& ctx, const StormOptions& options) {
     {
         std::lock_guard<std::mutex> lock(plans_mutex);
         plans = plan_ms;
+    }
+    if (server) {
+        access.close("stopping");
+        server->stop();
     }
     engine.stop();
     if (temporary) {
@@ -487,6 +519,8 @@ void register_storm_command(CLI::App& app, Context& ctx) {
                       "Planner, snapshot writer and RocksDB flushes: idle (default: SCHED_IDLE, the stream "
                       "first), low (the engine's threads at nice 10) or normal");
     storm->add_flag("--json", options->json, "One JSON object instead of the report");
+    storm->add_flag("--api", options->api,
+                    "Serve the HTTP API on ballast.http.listen during the storm, to measure it beside the stream");
     storm->callback([&ctx, options] { ctx.exit_code = run_storm(ctx, *options); });
 }
 
