@@ -7,7 +7,7 @@
 // Checked the way an operator would: Kafka's own list of reassignments,
 // watched throughout, against the intents the journal holds; each
 // instance's journal against the others'; a producer's acknowledged records
-// against a consumer's; the balance at the end. Waits are bounded; no
+// against a consumer's; the balance at the end; a standby's /metrics. Waits are bounded; no
 // pass/fail on speed (bench/failover.sh measures it).
 
 #include <gtest/gtest.h>
@@ -23,9 +23,11 @@
 
 #include "adapters/kafka/ha/journal_topic.h"
 #include "adapters/kafka/wire/admin_client.h"
+#include "tests/kafka/integration/api_client.h"
 #include "tests/kafka/integration/kafka_cluster.h"
 #include "tests/kafka/integration/run_support.h"
 #include "tests/support/temp_dir.h"
+#include "tools/metrics/exposition_check.h"
 
 namespace ballast::kafka {
 namespace {
@@ -214,7 +216,7 @@ protected:
     std::vector<std::string> _other_groups;  // Ballast groups of the test's own making
 };
 
-TEST_F(HaOnKafka, ThreeInstancesKeepOneActingLeaderThroughKillsAZombieAndAHandover) {
+TEST_F(HaOnKafka, ThreeInstancesKeepOneActingLeaderThroughKillsAZombieAndAHandoverAndStandbysReportTheirLag) {
     // Twelve RF1 partitions on broker 1, a producer and a consumer: the
     // leader spreads them over the three while the drill runs.
     _topic = "ballast-ha-skew-" + std::to_string(::getpid());
@@ -262,6 +264,32 @@ TEST_F(HaOnKafka, ThreeInstancesKeepOneActingLeaderThroughKillsAZombieAndAHandov
     ASSERT_GE(next, 0) << "nobody took over from a stopped " << name(leader);
     start(leader);
     leader = next;
+
+    // What Prometheus scrapes from a standby: its role and how far behind
+    // the leader's log it follows; from the leader, no lag.
+    {
+        int standby = -1;
+        for (int i = 0; i < instances; i++) {
+            if (i != leader && _processes[i] && _processes[i]->running()) standby = i;
+        }
+        ASSERT_GE(standby, 0);
+        const std::string url = testing::api_url(_processes[standby]->log());
+        ASSERT_FALSE(url.empty()) << _processes[standby]->log();
+        testing::ApiReply scrape;
+        EXPECT_TRUE(testing::eventually(
+            [&] {
+                scrape = testing::api_call(url, "GET", "/metrics");
+                return testing::metric_sum(scrape.text, "ballast_standby_lag_records") >= 0 &&
+                       testing::metric_sum(scrape.text, "ballast_standby_lag_seconds") >= 0;
+            },
+            60'000))
+            << name(standby) << "'s /metrics never gave its lag: " << scrape.status << " " << scrape.text;
+        EXPECT_EQ(metrics::check_exposition(scrape.text), std::vector<std::string>{});
+        EXPECT_EQ(testing::metric_sum(scrape.text, "ballast_role", "role=\"standby\""), 1) << scrape.text;
+        const testing::ApiReply led = testing::api_call(testing::api_url(_processes[leader]->log()), "GET", "/metrics");
+        EXPECT_EQ(testing::metric_sum(led.text, "ballast_role", "role=\"leader\""), 1) << led.text;
+        EXPECT_EQ(testing::metric_sum(led.text, "ballast_standby_lag_records"), -1) << "a leader has no lag";
+    }
 
     // 5. A broker dies: the one that leads the journal topic's partition,
     // SIGKILLed. The partition's leadership moves to another of its three

@@ -5,45 +5,34 @@
 // bounded, never a pass/fail on speed. The fixture is run_test.cc's.
 
 #include <gtest/gtest.h>
-#include <httplib.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <thread>
 
+#include "tests/kafka/integration/api_client.h"
 #include "tests/kafka/integration/run_fixture.h"
 #include "tests/support/ballast_cli.h"
+#include "tools/metrics/exposition_check.h"
 
 namespace ballast::kafka {
 namespace {
 
 using nlohmann::json;
-
-struct Reply {
-    int status = 0;
-    json body;
-};
+using Reply = testing::ApiReply;
 
 Reply call(const std::string& url, const std::string& method, const std::string& path) {
-    httplib::Client client(url);
-    client.set_read_timeout(60, 0);
-    httplib::Result r = method == "GET" ? client.Get(path) : client.Post(path, "", "application/json");
-    Reply reply;
-    if (!r) return reply;
-    reply.status = r->status;
-    reply.body = json::parse(r->body, nullptr, false);
-    return reply;
+    return testing::api_call(url, method, path);
 }
 
-TEST_F(RunOnKafka, ABrokerDrainedThroughTheApiWhilePausedKeepsItsPartitionsUntilResumed) {
+TEST_F(RunOnKafka, ABrokerDrainedThroughTheApiWhilePausedKeepsItsPartitionsUntilResumedAndMetricsShowTheMoves) {
     // Six RF1 partitions, two a broker: nothing to balance.
     const std::string topic = "ballast-http-drain-" + std::to_string(::getpid());
     create_topic(topic, {{1}, {2}, {3}, {1}, {2}, {3}});
     testing::CountingProducer producer(_bootstrap, topic, 6, 100, 500);
     testing::BallastProcess& ballast = start_ballast(quick_settings());
-    const std::string log = ballast.log();
-    const size_t from = log.find("HTTP API on ") + std::string("HTTP API on ").size();
-    const std::string url = log.substr(from, log.find(' ', from) - from);
+    const std::string url = testing::api_url(ballast.log());
+    ASSERT_FALSE(url.empty()) << ballast.log();
     ASSERT_TRUE(testing::eventually([&] { return call(url, "GET", "/readyz").status == 200; }, 60'000))
         << "never ready: " << call(url, "GET", "/readyz").body;
     EXPECT_EQ(call(url, "GET", "/readyz").body.at("role"), "single");
@@ -79,6 +68,18 @@ TEST_F(RunOnKafka, ABrokerDrainedThroughTheApiWhilePausedKeepsItsPartitionsUntil
         return from_three == 2;
     };
     EXPECT_TRUE(testing::eventually(both_completed, 60'000)) << completed.body;
+
+    // What Prometheus scrapes from the same run: valid text, Kafka's three
+    // brokers, the producer's traffic, the metadata polled and the moves made.
+    const Reply scrape = call(url, "GET", "/metrics");
+    ASSERT_EQ(scrape.status, 200);
+    EXPECT_EQ(metrics::check_exposition(scrape.text), std::vector<std::string>{});
+    EXPECT_EQ(testing::metric_sum(scrape.text, "ballast_role", "role=\"single\""), 1);
+    EXPECT_EQ(testing::metric_sum(scrape.text, "ballast_brokers", "state=\"alive\""), 3) << scrape.text;
+    EXPECT_GT(testing::metric_sum(scrape.text, "ballast_broker_network_in_bytes_per_second"), 0) << scrape.text;
+    EXPECT_GT(testing::metric_sum(scrape.text, "ballast_events_total", "source=\"kafka_metadata\""), 0);
+    EXPECT_GE(testing::metric_sum(scrape.text, "ballast_actions_ended_total", "outcome=\"completed\""), 2)
+        << scrape.text;
     producer.stop();
     EXPECT_EQ(ballast.terminate(), 0);
 
