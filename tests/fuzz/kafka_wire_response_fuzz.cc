@@ -15,6 +15,7 @@
 #include "adapters/kafka/wire/messages/describe_log_dirs.h"
 #include "adapters/kafka/wire/messages/elect_leaders.h"
 #include "adapters/kafka/wire/messages/fetch.h"
+#include "adapters/kafka/wire/messages/fetch_snapshot.h"
 #include "adapters/kafka/wire/messages/list_offsets.h"
 #include "adapters/kafka/wire/messages/list_partition_reassignments.h"
 #include "adapters/kafka/wire/messages/metadata.h"
@@ -113,6 +114,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             break;
         case ApiKey::fetch:
             decode_body<Fetch>(body, version, [](const FetchResponse&) { return Status(); });
+            break;
+        case ApiKey::fetch_snapshot:
+            decode_body<FetchSnapshot>(body, version, [](const FetchSnapshotResponse&) { return Status(); });
             break;
     }
     return 0;

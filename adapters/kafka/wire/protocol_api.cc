@@ -26,6 +26,8 @@ constexpr ApiSpec specs[] = {
     {ApiKey::list_offsets, "ListOffsets", {1, 10}, 6},
     // For KRaft's metadata log only: from 13, the first its leader accepts (fetch.h).
     {ApiKey::fetch, "Fetch", {13, 18}, 12},
+    // The snapshot a Fetch answer names when its position is older than the log start.
+    {ApiKey::fetch_snapshot, "FetchSnapshot", {0, 1}, 0},
 };
 
 }  // namespace

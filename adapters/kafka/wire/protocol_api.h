@@ -24,6 +24,7 @@ enum class ApiKey : int16_t {
     elect_leaders = 43,
     alter_partition_reassignments = 45,
     list_partition_reassignments = 46,
+    fetch_snapshot = 59,
     describe_cluster = 60,
 };
 

@@ -14,6 +14,7 @@
 #include "adapters/kafka/wire/messages/describe_log_dirs.h"
 #include "adapters/kafka/wire/messages/elect_leaders.h"
 #include "adapters/kafka/wire/messages/fetch.h"
+#include "adapters/kafka/wire/messages/fetch_snapshot.h"
 #include "adapters/kafka/wire/messages/list_offsets.h"
 #include "adapters/kafka/wire/messages/list_partition_reassignments.h"
 #include "adapters/kafka/wire/messages/metadata.h"
@@ -296,7 +297,8 @@ std::vector<Case> response_cases() {
         if (name.find(".sasl_authenticate") != std::string::npos) key = ApiKey::sasl_authenticate;
         if (name.find(".metadata") != std::string::npos) key = ApiKey::metadata;
         if (name.find(".list_offsets") != std::string::npos) key = ApiKey::list_offsets;
-        if (name.find(".fetch") != std::string::npos) key = ApiKey::fetch;
+        if (name.find(".fetch.") != std::string::npos) key = ApiKey::fetch;
+        if (name.find(".fetch_snapshot.") != std::string::npos) key = ApiKey::fetch_snapshot;
         cases.push_back({name, key, version});
     }
     return cases;
@@ -318,6 +320,7 @@ Status decode_any(ApiKey key, std::span<const uint8_t> frame, int16_t version) {
         case ApiKey::metadata: return decode_frame<Metadata>(frame, version).status();
         case ApiKey::list_offsets: return decode_frame<ListOffsets>(frame, version).status();
         case ApiKey::fetch: return decode_frame<Fetch>(frame, version).status();
+        case ApiKey::fetch_snapshot: return decode_frame<FetchSnapshot>(frame, version).status();
     }
     return Status();
 }

@@ -40,6 +40,9 @@ import org.apache.kafka.metadata.MetadataRecordSerde;
 import org.apache.kafka.server.common.ApiMessageAndVersion;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.FetchSnapshotRequestData;
+import org.apache.kafka.common.message.FetchSnapshotResponseData;
+import org.apache.kafka.common.record.UnalignedMemoryRecords;
 
 class MetadataLogVectors {
 
@@ -236,5 +239,57 @@ class MetadataLogVectors {
                     .setAbortedTransactions(List.of(new FetchResponseData.AbortedTransaction()
                         .setProducerId(1000L).setFirstOffset(50L)))
                     .setPreferredReadReplica(-1).setRecords(null))))));
+    }
+
+    /** FetchSnapshot as an observer asks for a chunk of the snapshot a Fetch answer named. */
+    static FetchSnapshotRequestData observerFetchSnapshot() {
+        return new FetchSnapshotRequestData().setClusterId("test-cluster-id").setReplicaId(-1)
+            .setMaxBytes(1048576)
+            .setTopics(List.of(new FetchSnapshotRequestData.TopicSnapshot()
+                .setName("__cluster_metadata")
+                .setPartitions(List.of(new FetchSnapshotRequestData.PartitionSnapshot()
+                    .setPartition(0).setCurrentLeaderEpoch(5)
+                    .setSnapshotId(new FetchSnapshotRequestData.SnapshotId().setEndOffset(80L).setEpoch(3))
+                    .setPosition(4096L)))));
+    }
+
+    static void metadataLogFetchSnapshot() {
+        for (int v = 0; v <= 1; v++) {
+            VectorGen.request("fetch_snapshot", ApiKeys.FETCH_SNAPSHOT, v, observerFetchSnapshot());
+        }
+        FetchSnapshotRequestData voter = observerFetchSnapshot().setReplicaId(3).setClusterId(null);
+        voter.topics().get(0).partitions().get(0).setReplicaDirectoryId(DIR_A);
+        VectorGen.request("fetch_snapshot.voter", ApiKeys.FETCH_SNAPSHOT, 1, voter);
+
+        // A chunk cut inside the batch: bytes 10..60 of the metadata batch, at position 10.
+        byte[] batch = metadataBatch();
+        byte[] chunk = java.util.Arrays.copyOfRange(batch, 10, 60);
+        for (int v = 0; v <= 1; v++) {
+            FetchSnapshotResponseData data = new FetchSnapshotResponseData().setThrottleTimeMs(0)
+                .setErrorCode((short) 0)
+                .setTopics(List.of(new FetchSnapshotResponseData.TopicSnapshot()
+                    .setName("__cluster_metadata")
+                    .setPartitions(List.of(new FetchSnapshotResponseData.PartitionSnapshot()
+                        .setIndex(0).setErrorCode((short) 0)
+                        .setSnapshotId(new FetchSnapshotResponseData.SnapshotId().setEndOffset(80L).setEpoch(3))
+                        .setCurrentLeader(new FetchSnapshotResponseData.LeaderIdAndEpoch().setLeaderId(100).setLeaderEpoch(5))
+                        .setSize(batch.length).setPosition(10L)
+                        .setUnalignedRecords(new UnalignedMemoryRecords(ByteBuffer.wrap(chunk)))))));
+            if (v >= 1) {
+                data.nodeEndpoints().add(new FetchSnapshotResponseData.NodeEndpoint()
+                    .setNodeId(100).setHost("127.0.0.1").setPort(9093));
+            }
+            VectorGen.response("fetch_snapshot", ApiKeys.FETCH_SNAPSHOT, v, data);
+        }
+        // The snapshot is gone (the leader took a newer one): no bytes, the leader named.
+        VectorGen.response("fetch_snapshot.not_found", ApiKeys.FETCH_SNAPSHOT, 1, new FetchSnapshotResponseData()
+            .setTopics(List.of(new FetchSnapshotResponseData.TopicSnapshot()
+                .setName("__cluster_metadata")
+                .setPartitions(List.of(new FetchSnapshotResponseData.PartitionSnapshot()
+                    .setIndex(0).setErrorCode(Errors.SNAPSHOT_NOT_FOUND.code())
+                    .setSnapshotId(new FetchSnapshotResponseData.SnapshotId().setEndOffset(80L).setEpoch(3))
+                    .setCurrentLeader(new FetchSnapshotResponseData.LeaderIdAndEpoch().setLeaderId(101).setLeaderEpoch(6))
+                    .setSize(-1L).setPosition(-1L)
+                    .setUnalignedRecords(new UnalignedMemoryRecords(ByteBuffer.allocate(0))))))));
     }
 }

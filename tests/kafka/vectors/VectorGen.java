@@ -8,7 +8,7 @@
 // responses correlation id 7. The values are the fixed recipes the C++ test builds (or
 // expects) too: change one side, change the other.
 //
-// `metadata.*`, `batch.*` and the Fetch lines come from MetadataLogVectors.java.
+// `metadata.*`, `batch.*` and the Fetch and FetchSnapshot lines come from MetadataLogVectors.java.
 //
 // `error CODE NAME RETRIABLE` lines list Kafka's error codes for protocol_errors.cc.
 //
@@ -460,6 +460,7 @@ public class VectorGen {
         MetadataLogVectors.metadataRecords();
         MetadataLogVectors.recordBatches();
         MetadataLogVectors.metadataLogFetch();
+        MetadataLogVectors.metadataLogFetchSnapshot();
         for (Errors error : Errors.values()) {
             System.out.println("error " + error.code() + " " + error.name() + " "
                 + (error.exception() instanceof RetriableException ? 1 : 0));
