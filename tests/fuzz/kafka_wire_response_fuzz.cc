@@ -29,6 +29,7 @@
 
 using namespace ballast;
 using namespace ballast::kafka::wire;
+using namespace ballast::kafka::wire::messages;
 
 namespace {
 
