@@ -8,6 +8,19 @@
 
 namespace ballast::kafka::metadata_log {
 
+namespace {
+
+/// What is wrong with an answer refused as a whole (`error`), or without the one partition
+/// asked (no error).
+std::string answer_problem(const wire::KafkaError& error) {
+    if (std::string(wire::error_name(error.code)) == "CLUSTER_AUTHORIZATION_FAILED") {
+        return "not authorized: the principal needs ClusterAction on the cluster";
+    }
+    return error.ok() ? "an answer without the one partition asked" : error.to_string();
+}
+
+}  // namespace
+
 MetadataLogObserver::MetadataLogObserver(ObserverOptions options, int64_t next_offset,
                                          int32_t last_fetched_epoch)
     : _options(std::move(options)),
@@ -64,8 +77,9 @@ void MetadataLogObserver::follow(const std::optional<wire::messages::FetchLeader
         if (node_id != _leader_id) continue;
         if (address.host != asked.host() || address.port != asked.port()) {
             _leader_address = address;
-            _connection.reset();
+            _connection.reset();  // `asked` with it: read no further
         }
+        return;
     }
 }
 
@@ -112,14 +126,8 @@ Result<PollResult> MetadataLogObserver::fetch_once() {
     const wire::messages::FetchResponse& response = *answer;
     if (!response.error.ok() || response.responses.size() != 1 ||
         response.responses[0].partitions.size() != 1) {
-        std::string problem = response.error.to_string();
-        if (std::string(wire::error_name(response.error.code)) == "CLUSTER_AUTHORIZATION_FAILED") {
-            problem = "not authorized: the principal needs ClusterAction on the cluster";
-        } else if (response.error.ok()) {
-            problem = "an answer without the one partition asked";
-        }
         return events::make_error(ErrorCode::io_error, "metadata log: Fetch from " + where +
-                                                           ": " + problem);
+                                                           ": " + answer_problem(response.error));
     }
     const wire::messages::FetchResponsePartition& partition = response.responses[0].partitions[0];
     std::vector<std::pair<int32_t, wire::BrokerAddress>> endpoints;
@@ -218,14 +226,9 @@ Result<PollResult> MetadataLogObserver::fetch_snapshot_chunk() {
     const wire::messages::FetchSnapshotResponse& response = *answer;
     if (!response.error.ok() || response.topics.size() != 1 ||
         response.topics[0].partitions.size() != 1) {
-        std::string problem = response.error.to_string();
-        if (std::string(wire::error_name(response.error.code)) == "CLUSTER_AUTHORIZATION_FAILED") {
-            problem = "not authorized: the principal needs ClusterAction on the cluster";
-        } else if (response.error.ok()) {
-            problem = "an answer without the one partition asked";
-        }
         return events::make_error(ErrorCode::io_error, "metadata log: FetchSnapshot of " + name +
-                                                           " from " + where + ": " + problem);
+                                                           " from " + where + ": " +
+                                                           answer_problem(response.error));
     }
     const wire::messages::FetchSnapshotResponsePartition& partition = response.topics[0].partitions[0];
     std::vector<std::pair<int32_t, wire::BrokerAddress>> endpoints;

@@ -16,6 +16,10 @@ Status SnapshotReader::add(int64_t position, int64_t size, Bytes chunk) {
         return problem("a chunk at byte " + std::to_string(position) + " where byte " +
                        std::to_string(_position) + " was asked");
     }
+    if (size > snapshot_size_bytes_max) {
+        return problem("a size of " + std::to_string(size) + " bytes, above the most read (" +
+                       std::to_string(snapshot_size_bytes_max) + ")");
+    }
     if (size < 0 || (_size >= 0 && size != _size)) {
         return problem("a size of " + std::to_string(size) + " bytes" +
                        (_size >= 0 ? " after " + std::to_string(_size) : std::string()));

@@ -25,6 +25,11 @@ struct SnapshotId {
     std::string to_string() const;  // "80-3", as Kafka names its snapshot files
 };
 
+/// A snapshot above this is refused before any of it is kept: a million partitions take
+/// ~130 MB (one PartitionRecord each), so a larger size is a lie or a cluster far beyond
+/// what the observer's one-image hand-out is sized for.
+inline constexpr int64_t snapshot_size_bytes_max = int64_t{4} << 30;
+
 class SnapshotReader {
 public:
     explicit SnapshotReader(SnapshotId id) : _id(id) {}
@@ -37,7 +42,8 @@ public:
 
     /// Adds the chunk that starts at `position` of a snapshot of `size` bytes and decodes the
     /// batches it completes. Errors name the snapshot and what was wrong: a position other
-    /// than the one asked, a size that changed between chunks, bytes past the size, an empty
+    /// than the one asked, a size above `snapshot_size_bytes_max` or that changed between
+    /// chunks, bytes past the size, an empty
     /// chunk before the end, a batch that does not decode, a snapshot ending inside a batch.
     Status add(int64_t position, int64_t size, Bytes chunk);
 

@@ -113,7 +113,9 @@ struct Followed {
         }
         for (const MetadataEntry& entry : polled.entries) {
             EXPECT_GE(entry.offset, committed_before) << "handed out again";
-            if (!log.empty()) EXPECT_GT(entry.offset, log.back().offset) << "out of order or twice";
+            if (!log.empty()) {
+                EXPECT_GT(entry.offset, log.back().offset) << "out of order or twice";
+            }
             log.push_back(entry);
         }
     }

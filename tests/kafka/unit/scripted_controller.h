@@ -306,7 +306,7 @@ inline std::vector<uint8_t> joined(std::initializer_list<std::vector<uint8_t>> p
     return out;
 }
 
-inline MetadataRecord topic_record(const std::string& name, uint64_t id) {
+inline MetadataRecord topic_record(const std::string& name, int64_t id) {
     return MetadataRecord{0, TopicRecord{name, wire::Uuid{0, id}}};
 }
 
