@@ -494,10 +494,6 @@ CommandOutput kafka_cluster(const std::vector<std::string>& args) {
     return result;
 }
 
-namespace {
-
-/// The script's answer to `args`, its last line without the newline; an error quoting it
-/// when it failed.
 events::Result<std::string> ask_script(const std::vector<std::string>& args) {
     CommandOutput answer = kafka_cluster(args);
     std::string text = answer.output;
@@ -510,8 +506,6 @@ events::Result<std::string> ask_script(const std::vector<std::string>& args) {
     const size_t line = text.rfind('\n');
     return line == std::string::npos ? text : text.substr(line + 1);
 }
-
-}  // namespace
 
 events::Result<SecuredCluster> SecuredCluster::find(const std::string& bootstrap_servers) {
     events::Result<std::string> security = ask_script({"security"});

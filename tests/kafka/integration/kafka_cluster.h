@@ -126,6 +126,10 @@ struct CommandOutput {
 };
 CommandOutput kafka_cluster(const std::vector<std::string>& args);
 
+/// The script's answer to `args`, its last line without the newline; an error quoting it
+/// when it failed.
+events::Result<std::string> ask_script(const std::vector<std::string>& args);
+
 /// The running cluster when it is secured (`tools/kafka-cluster up --security sasl_ssl`;
 /// BALLAST_KAFKA_RUN, inherited, names its run directory): one SASL_SSL listener a broker,
 /// SCRAM-SHA-256, SCRAM-SHA-512 and PLAIN, a CA made at start-up, Kafka's StandardAuthorizer.

@@ -28,20 +28,15 @@ using testing::RdKafka;
 
 constexpr int64_t catch_up_timeout_ms = 30000;
 
-std::string trimmed(std::string text) {
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-    return text;
-}
-
 class MetadataLog : public ::testing::Test {
 protected:
     void SetUp() override {
         _bootstrap = testing::bootstrap_servers_from_env();
         ASSERT_FALSE(_bootstrap.empty()) << testing::no_cluster_message();
-        const testing::CommandOutput controller = kafka_cluster({"controller"});
-        ASSERT_EQ(controller.exit_code, 0) << controller.output;
+        const Result<std::string> controller = testing::ask_script({"controller"});
+        ASSERT_TRUE(controller.ok()) << controller.error().to_string();
         Result<std::vector<wire::BrokerAddress>> controllers =
-            wire::parse_bootstrap_servers(trimmed(controller.output));
+            wire::parse_bootstrap_servers(*controller);
         ASSERT_TRUE(controllers.ok()) << controllers.error().to_string();
         _controllers = *controllers;
         _rdkafka = std::make_unique<RdKafka>(_bootstrap);

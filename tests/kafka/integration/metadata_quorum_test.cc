@@ -26,11 +26,6 @@ using testing::RdKafka;
 
 constexpr int64_t timeout_ms = 60000;
 
-std::string trimmed(std::string text) {
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-    return text;
-}
-
 const TopicRecord* topic_of(const MetadataEntry& entry) {
     return std::get_if<TopicRecord>(&entry.record.body);
 }
@@ -56,15 +51,15 @@ protected:
     void SetUp() override {
         _bootstrap = testing::bootstrap_servers_from_env();
         ASSERT_FALSE(_bootstrap.empty()) << testing::no_cluster_message();
-        const testing::CommandOutput controller = kafka_cluster({"controller"});
-        ASSERT_EQ(controller.exit_code, 0) << controller.output;
+        const Result<std::string> controller = testing::ask_script({"controller"});
+        ASSERT_TRUE(controller.ok()) << controller.error().to_string();
         Result<std::vector<wire::BrokerAddress>> controllers =
-            wire::parse_bootstrap_servers(trimmed(controller.output));
+            wire::parse_bootstrap_servers(*controller);
         ASSERT_TRUE(controllers.ok()) << controllers.error().to_string();
         ASSERT_EQ(controllers->size(), 3u)
             << "this suite needs `tools/kafka-cluster up --controllers 3 --brokers 1 "
                "--short-metadata-log`; the cluster has controllers "
-            << controller.output;
+            << *controller;
         _controllers = *controllers;
         _rdkafka = std::make_unique<RdKafka>(_bootstrap);
     }
