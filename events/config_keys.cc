@@ -265,6 +265,13 @@ std::vector<KeySpec> make_config_keys() {
                          "epoch ms); every time the engine sees comes from these ticks.")),
         at_start(int_key(int64, "ballast.metadata.poll.ms", "1000", 10, one_day_ms,
                          "How often the Kafka adapter polls cluster metadata and reports what changed.")),
+        at_start(choice_key("ballast.metadata.source", "auto", {"auto", "kraft", "poll"},
+                            "Where `ballast run` learns the cluster's metadata: kraft (KRaft's metadata log, "
+                            "fetched from the controllers given by --bootstrap-controller, with the brokers' "
+                            "kafka.* security; each event carries its log offset), poll (Metadata, "
+                            "DescribeCluster and ListPartitionReassignments every ballast.metadata.poll.ms), "
+                            "or auto: kraft when --bootstrap-controller is given, else poll. A controller "
+                            "that cannot be read at start falls back to poll with a warning.")),
         at_start(KeySpec{.key = "ballast.metrics.source",
                          .type = ValueType::string_list,
                          .default_value = "sampler",

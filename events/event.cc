@@ -98,7 +98,9 @@ struct BodyEncoder {
     Offset<void> operator()(const PartitionChanged& e) const {
         return fb::CreatePartitionChanged(b, opt_string(b, e.topic), e.partition,
                                           opt_vector(b, e.replicas), e.leader,
-                                          opt_vector(b, e.isr), e.leader_epoch)
+                                          opt_vector(b, e.isr), e.leader_epoch,
+                                          opt_vector(b, e.adding_replicas),
+                                          opt_vector(b, e.removing_replicas))
             .Union();
     }
     Offset<void> operator()(const BrokerMetrics& e) const {
@@ -275,8 +277,10 @@ Body decode_body(const fb::Event& e) {
         case fb::Body::TopicDeleted: return TopicDeleted{str(e.body_as_TopicDeleted()->topic())};
         case fb::Body::PartitionChanged: {
             const auto* b = e.body_as_PartitionChanged();
-            return PartitionChanged{str(b->topic()), b->partition(),   vec(b->replicas()),
-                                    b->leader(),     vec(b->isr()),    b->leader_epoch()};
+            return PartitionChanged{str(b->topic()),          b->partition(),
+                                    vec(b->replicas()),       b->leader(),
+                                    vec(b->isr()),            b->leader_epoch(),
+                                    vec(b->adding_replicas()), vec(b->removing_replicas())};
         }
         case fb::Body::BrokerMetrics: {
             const auto* b = e.body_as_BrokerMetrics();
@@ -431,6 +435,7 @@ const char* source_name(Source source) {
         case Source::executor: return "executor";
         case Source::clock: return "clock";
         case Source::tool: return "tool";
+        case Source::kafka_metadata_log: return "kafka_metadata_log";
     }
     return "unknown";
 }
@@ -468,7 +473,8 @@ std::span<const uint8_t> Encoder::encode(const Event& event) {
     const Offset<void> body = std::visit(BodyEncoder{_builder}, event.body);
     const auto body_type = static_cast<fb::Body>(event.body.index() + 1);
     const auto root = fb::CreateEvent(_builder, event.seq, event.time_ms,
-                                      static_cast<fb::Source>(event.source), body_type, body);
+                                      static_cast<fb::Source>(event.source), body_type, body,
+                                      event.metadata_offset, event.metadata_epoch);
     fb::FinishSizePrefixedEventBuffer(_builder, root);
     return {_builder.GetBufferPointer(), _builder.GetSize()};
 }
@@ -581,7 +587,8 @@ Header header(const fb::Event& event) {
 }
 
 Event from_flatbuffer(const fb::Event& e) {
-    return Event{e.seq(), e.time_ms(), static_cast<Source>(e.source()), decode_body(e)};
+    return Event{e.seq(),          e.time_ms(),          static_cast<Source>(e.source()),
+                 decode_body(e),   e.metadata_offset(),  e.metadata_epoch()};
 }
 
 Result<Event> decode(std::span<const uint8_t> bytes) {

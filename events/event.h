@@ -42,8 +42,9 @@ enum class Source : uint8_t {
     executor,
     clock,
     tool,
+    kafka_metadata_log,
 };
-inline constexpr uint8_t source_count = 11;
+inline constexpr uint8_t source_count = 12;
 
 // ---------------------------------------------------------------- metadata
 
@@ -92,6 +93,11 @@ struct PartitionChanged {
     int32_t leader = -1;
     std::vector<int32_t> isr;
     int32_t leader_epoch = -1;
+    /// A reassignment in progress: the replicas being added (left out of
+    /// `replicas` and `isr` until the move completes) and those being removed
+    /// (still in `replicas`). Empty when none, and always from the poller.
+    std::vector<int32_t> adding_replicas = {};
+    std::vector<int32_t> removing_replicas = {};
     bool operator==(const PartitionChanged&) const = default;
 };
 
@@ -314,6 +320,11 @@ struct Event {
     int64_t time_ms = 0;
     Source source = Source::unknown;
     Body body;
+    /// Source `kafka_metadata_log`: the offset in `__cluster_metadata` of the
+    /// record it came from, and the quorum epoch of that record's batch, so
+    /// the journal says where the reader stopped (-1: not from the log).
+    int64_t metadata_offset = -1;
+    int32_t metadata_epoch = -1;
 
     EventType type() const { return static_cast<EventType>(body.index()); }
     bool operator==(const Event&) const = default;

@@ -122,6 +122,8 @@ public:
         at_least("leader", p.leader, -1);
         brokers("isr", p.isr, true);
         at_least("leader_epoch", p.leader_epoch, -1);
+        brokers("adding_replicas", p.adding_replicas, true);
+        brokers("removing_replicas", p.removing_replicas, true);
     }
     void body(const BrokerMetrics& m) {
         at_least("sample_time_ms", m.sample_time_ms, 0);
@@ -207,6 +209,8 @@ Status check(const Event& event) {
         checker.fail("source", "is " + std::to_string(static_cast<int>(event.source)) + ", not a known source");
     }
     checker.at_least("time_ms", event.time_ms, 0);
+    checker.at_least("metadata_offset", event.metadata_offset, -1);
+    checker.at_least("metadata_epoch", event.metadata_epoch, -1);
     std::visit([&](const auto& body) { checker.body(body); }, event.body);
     if (!checker.failed()) return {};
     return make_error(ErrorCode::invalid_argument, std::string(type_name(event.type())) + " from " +

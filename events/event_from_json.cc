@@ -404,6 +404,8 @@ void read_body(Fields& f, events::PartitionChanged& e) {
     f.field("leader", e.leader);
     f.field("isr", e.isr);
     f.field("leader_epoch", e.leader_epoch);
+    f.field("adding_replicas", e.adding_replicas);
+    f.field("removing_replicas", e.removing_replicas);
 }
 void read_body(Fields& f, events::BrokerMetrics& e) {
     f.field("sample_time_ms", e.sample_time_ms);
@@ -500,6 +502,8 @@ events::Result<events::Event> read_event(const json& object) {
     fields.field("seq", event.seq);
     fields.field("time_ms", event.time_ms);
     fields.field("source", event.source);
+    fields.field("metadata_offset", event.metadata_offset);
+    fields.field("metadata_epoch", event.metadata_epoch);
     std::visit([&](auto& body) { read_body(fields, body); }, event.body);
     fields.finish();
     if (reader.failed()) return reader.error();

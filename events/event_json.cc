@@ -244,6 +244,9 @@ struct BodyWriter {
         w.field("leader", e.leader);
         w.array_field("isr", e.isr);
         w.field("leader_epoch", e.leader_epoch);
+        // Only the metadata log's reassignments carry them.
+        if (!e.adding_replicas.empty()) w.array_field("adding_replicas", e.adding_replicas);
+        if (!e.removing_replicas.empty()) w.array_field("removing_replicas", e.removing_replicas);
     }
     void operator()(const BrokerMetrics& e) const {
         w.field("sample_time_ms", e.sample_time_ms);
@@ -383,6 +386,10 @@ std::string to_json(const Event& event) {
     w.field("seq", event.seq);
     w.field("time_ms", event.time_ms);
     w.field("source", source_name(event.source));
+    if (event.metadata_offset >= 0) {
+        w.field("metadata_offset", event.metadata_offset);
+        w.field("metadata_epoch", event.metadata_epoch);
+    }
     w.field("type", type_name(event.type()));
     std::visit(BodyWriter{w}, event.body);
     w.end_object();

@@ -63,6 +63,24 @@ TEST(EventToJson, PartitionChanged) {
               R"("topic":"orders","partition":2,"replicas":[4],"leader":-1,"isr":[],"leader_epoch":9})");
 }
 
+TEST(EventToJson, AMetadataLogEventCarriesItsOffsetEpochAndAReassignmentsReplicas) {
+    Event moving{9, 40, Source::kafka_metadata_log,
+                 events::PartitionChanged{"orders", 0, {2, 1}, 1, {1, 2}, 3, {3}, {1}}};
+    moving.metadata_offset = 4812;
+    moving.metadata_epoch = 2;
+    const std::string line = events::to_json(moving);
+    EXPECT_EQ(line, R"({"seq":9,"time_ms":40,"source":"kafka_metadata_log","metadata_offset":4812,"metadata_epoch":2,)"
+                    R"("type":"partition_changed","topic":"orders","partition":0,"replicas":[2,1],"leader":1,)"
+                    R"("isr":[1,2],"leader_epoch":3,"adding_replicas":[3],"removing_replicas":[1]})");
+    const events::Result<Event> back = event_from_json(line);
+    ASSERT_TRUE(back.ok()) << back.error().to_string();
+    EXPECT_EQ(*back, moving);
+    const events::Result<Event> decoded = events::decode(events::encode(moving));
+    ASSERT_TRUE(decoded.ok()) << decoded.error().to_string();
+    EXPECT_EQ(*decoded, moving);
+    EXPECT_EQ(decoded->metadata_offset, 4812);
+}
+
 TEST(EventToJson, StringsAreEscaped) {
     const Event deleted{1, 2, Source::operator_, events::TopicDeleted{"a\"b\\c\nd\te\x01" "f/é日本"}};
     EXPECT_EQ(events::to_json(deleted),
@@ -269,7 +287,7 @@ TEST(EventFromJsonErrors, WrongTypeNamesFieldAndValue) {
 TEST(EventFromJsonErrors, WrongEnumNameListsTheChoices) {
     EXPECT_EQ(error_for(R"({"type":"tick","source":"kafka"})"),
               "field 'source': expected one of unknown, kafka_metadata, kafka_metrics, kafka_admin, "
-              R"(simulator, storm, operator, engine, executor, clock, tool, got "kafka")");
+              R"(simulator, storm, operator, engine, executor, clock, tool, kafka_metadata_log, got "kafka")");
     EXPECT_EQ(error_for(R"({"type":"actions_planned","actions":[{"kind":"teleport"}]})"),
               R"(field 'actions[0].kind': expected one of move, swap, leader, got "teleport")");
     EXPECT_NE(error_for(R"({"type":"operator_command","command":"drain"})")
