@@ -21,6 +21,7 @@
 #include "adapters/kafka/ha/journal_topic.h"
 #include "adapters/kafka/ha/presence.h"
 #include "adapters/kafka/kafka_admin_port.h"
+#include "adapters/kafka/metadata_log_source.h"
 #include "adapters/kafka/metadata_poller.h"
 #include "adapters/kafka/metrics_sampler.h"
 #include "adapters/kafka/metrics_topic_reader.h"
@@ -30,6 +31,7 @@
 #include "tools/http/server.h"
 #include "tools/other_groups.h"
 #include "tools/run_events.h"
+#include "tools/run_metadata_log.h"
 
 namespace ballast::tools {
 
@@ -42,6 +44,9 @@ constexpr int64_t reachable_backoff_max_ms = 30'000;
 /// librdkafka's settings for the same security.
 struct Clients {
     kafka::wire::ClientOptions wire;
+    /// The controllers (--bootstrap-controller), with the brokers' security;
+    /// empty: metadata is polled.
+    std::vector<kafka::wire::BrokerAddress> controllers;
     kafka::RdKafkaSettings rdkafka;
     /// Why librdkafka cannot log in to this cluster ("" when it can): the
     /// parts that need it are refused at start, or left out.
@@ -162,15 +167,18 @@ public:
     /// reported), then the port's worker, the metrics sources, and the
     /// clock once the engine knows the cluster (the first round plans on a
     /// real picture), or after `wait` said stop.
-    events::Status start(const std::function<bool(int64_t)>& wait) {
+    events::Status start(const std::function<bool(int64_t)>& wait, const store::Journal& journal) {
         const events::Config& config = _options.config;
-        kafka::MetadataPollerOptions poller_options;
-        poller_options.bootstrap_servers = _options.bootstrap_servers;
-        poller_options.client = _clients.wire;
-        poller_options.poll_interval_ms = config.get_int64("ballast.metadata.poll.ms");
-        poller_options.call_timeout_ms = call_timeout_ms;
-        _poller = std::make_unique<kafka::MetadataPoller>(poller_options, _clock, &_view);
-        if (events::Status s = _poller->start(_feed->sink()); !s) return s;
+        if (!_clients.controllers.empty()) start_metadata_log(journal);
+        if (!_log) {
+            kafka::MetadataPollerOptions poller_options;
+            poller_options.bootstrap_servers = _options.bootstrap_servers;
+            poller_options.client = _clients.wire;
+            poller_options.poll_interval_ms = config.get_int64("ballast.metadata.poll.ms");
+            poller_options.call_timeout_ms = call_timeout_ms;
+            _poller = std::make_unique<kafka::MetadataPoller>(poller_options, _clock, &_view);
+            if (events::Status s = _poller->start(_feed->sink()); !s) return s;
+        }
         port->start();
 
         const int64_t sample_interval_ms = config.get_int64("ballast.metrics.sample.interval.ms");
@@ -210,18 +218,52 @@ public:
         for (auto& r : _readers) r->stop();
         for (auto& s : _samplers) s->stop();
         if (_poller) _poller->stop();
+        if (_log) _log->stop();
         port->stop();
     }
+
+    /// What keeps the metadata from flowing ("" while it flows): the
+    /// metadata log's last failed fetch.
+    std::string metadata_problem() const { return _log ? _log->problem() : std::string(); }
 
     std::unique_ptr<kafka::KafkaAdminPort> port;
 
 private:
+    /// KRaft's metadata log, resumed where the journal says; on a failure
+    /// (the journal not read, the controllers not reached or refusing) a
+    /// warning, and _log stays empty: the caller polls instead.
+    void start_metadata_log(const store::Journal& journal) {
+        events::Result<ResumedLog> resumed = resume_from_journal(journal);
+        if (!resumed) {
+            spdlog::warn("metadata log: reading the journal for where to resume failed ({}): falling back to "
+                         "polling the brokers' metadata",
+                         resumed.error().to_string());
+            return;
+        }
+        kafka::MetadataLogSourceOptions options;
+        options.bootstrap_controllers = _options.bootstrap_controllers;
+        options.observer.controllers = _clients.controllers;
+        options.observer.connection = _clients.wire.connection;
+        options.observer.call_timeout_ms = call_timeout_ms;
+        options.backoff_max_ms = reachable_backoff_max_ms;
+        auto source = std::make_unique<kafka::MetadataLogSource>(
+            options, _clock, &_view, kafka::LogTranslator(resumed->picture, !resumed->whole));
+        if (events::Status s = source->start(_feed->sink()); !s) {
+            spdlog::warn("metadata log: KRaft's metadata log cannot be read from the controllers at {}: {}; falling "
+                         "back to polling the brokers' metadata (ballast.metadata.source=poll)",
+                         _options.bootstrap_controllers, s.error().message);
+            return;
+        }
+        _log = std::move(source);
+    }
+
     const LiveRunOptions& _options;
     Clients _clients;
     kafka::EventClock _clock;
     EngineFeed* _feed;
     kafka::ClusterView _view;
     std::unique_ptr<kafka::MetadataPoller> _poller;
+    std::unique_ptr<kafka::MetadataLogSource> _log;
     std::vector<std::unique_ptr<kafka::MetricsSampler>> _samplers;
     std::vector<std::unique_ptr<kafka::MetricsTopicReader>> _readers;
     std::unique_ptr<ClockThread> _ticks;
@@ -312,10 +354,14 @@ int run_single(const LiveRunOptions& options, const Clients& clients, kafka::Eve
         }
     } unfeed{feed, leadership, api};
     int signal = 0;  // a signal taken while the sources start is kept for the loop below
-    if (events::Status s = leadership.start([&](int64_t ms) { return (signal = signals.wait(ms)) == 0; }); !s) {
+    if (events::Status s = leadership.start([&](int64_t ms) { return (signal = signals.wait(ms)) == 0; },
+                                            *engine->journal());
+        !s) {
         return report_error(s.error());
     }
-    api.set_readiness({"single", true, "leads alone (no --ha)"});
+    const http::Readiness leading{"single", true, "leads alone (no --ha)"};
+    api.set_readiness(leading);
+    std::string metadata_problem;
 
     // A Ballast group leading on this cluster too is warned about.
     kafka::ha::KafkaHaOptions presence;
@@ -331,6 +377,13 @@ int run_single(const LiveRunOptions& options, const Clients& clients, kafka::Eve
     }
     while (signal == 0 && !feed.failed()) {
         if (clients.rdkafka_refusal.empty()) other_groups.poll(true, 1);
+        if (std::string problem = leadership.metadata_problem(); problem != metadata_problem) {
+            // Still leading on the last picture; /readyz says the metadata has stopped.
+            http::Readiness readiness = leading;
+            if (!problem.empty()) readiness.detail += "; metadata log unreachable, retrying: " + problem;
+            api.set_readiness(readiness);
+            metadata_problem = std::move(problem);
+        }
         signal = signals.wait(500);
     }
     spdlog::info("{}: stopping", signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "engine failure");
@@ -400,7 +453,9 @@ int run_ha(const LiveRunOptions& options, const Clients& clients, kafka::EventCl
     node_options.on_lead = [&](actors::Engine& engine) {
         log.set_recovering(false);
         feed.set_engine(&engine);
-        if (events::Status s = leadership->start([&](int64_t ms) { return (signal = signals.wait(ms)) == 0; }); !s) {
+        if (events::Status s = leadership->start([&](int64_t ms) { return (signal = signals.wait(ms)) == 0; },
+                                                 *engine.journal());
+            !s) {
             spdlog::error("starting the cluster's sources: {}", s.error().to_string());
             return;
         }
@@ -494,6 +549,17 @@ int run_live(const LiveRunOptions& options) {
     events::Result<std::vector<kafka::wire::BrokerAddress>> servers =
         kafka::wire::parse_bootstrap_servers(options.bootstrap_servers);
     if (!servers) return report_error("--bootstrap-server: " + servers.error().message);
+    events::Result<MetadataSource> source = metadata_source(options.config, options.bootstrap_controllers);
+    if (!source) return report_error(source.error());
+    std::vector<kafka::wire::BrokerAddress> controllers;
+    if (*source == MetadataSource::kraft) {
+        events::Result<std::vector<kafka::wire::BrokerAddress>> parsed =
+            kafka::wire::parse_bootstrap_servers(options.bootstrap_controllers);
+        if (!parsed) return report_error("--bootstrap-controller: " + parsed.error().message);
+        controllers = std::move(*parsed);
+    } else if (!options.bootstrap_controllers.empty()) {
+        spdlog::info("--bootstrap-controller {} not read: ballast.metadata.source=poll", options.bootstrap_controllers);
+    }
     StopSignals signals;
     // The HTTP API from the start (after the signals are blocked: its threads
     // inherit the mask), so that /readyz says what it waits for.
@@ -510,6 +576,7 @@ int run_live(const LiveRunOptions& options) {
     clients.wire.bootstrap_servers = *servers;
     clients.wire.connection.client_id = "ballast";
     clients.wire.connection.security = options.security;
+    clients.controllers = std::move(controllers);
     // Stores that do not read are named now, not at each librdkafka handle.
     events::Result<kafka::RdKafkaSettings> rdkafka = kafka::rdkafka_security_settings(options.security);
     if (!rdkafka) return report_error(rdkafka.error());

@@ -1,4 +1,4 @@
-/// `ballast run --bootstrap-server HOST:PORT[,...] [--journal DIR]
+/// `ballast run --bootstrap-server HOST:PORT[,...] [--bootstrap-controller HOST:PORT[,...]] [--journal DIR]
 /// [--command-config FILE]`: the companion beside a real Kafka cluster (see
 /// live_run.h).
 
@@ -16,6 +16,7 @@ namespace {
 
 struct RunOptions {
     std::string bootstrap_servers;
+    std::string bootstrap_controllers;
     std::string journal;
     std::string command_config;
     bool ha = false;
@@ -41,6 +42,7 @@ int run_command(const Context& ctx, const RunOptions& options) {
     for (const std::string& line : client->overridden) spdlog::info("{}", line);
     LiveRunOptions live;
     live.bootstrap_servers = options.bootstrap_servers;
+    live.bootstrap_controllers = options.bootstrap_controllers;
     live.config = *config;
     live.security = client->security;
     return run_live(live);
@@ -53,6 +55,9 @@ void register_run_command(CLI::App& app, Context& ctx) {
     CLI::App* run = app.add_subcommand("run", "Run beside a Kafka cluster: watch it, plan, and move partitions");
     run->add_option("--bootstrap-server", options->bootstrap_servers, "The cluster's brokers, HOST:PORT[,HOST:PORT...]")
         ->required();
+    run->add_option("--bootstrap-controller", options->bootstrap_controllers,
+                    "The controllers' listener, HOST:PORT[,HOST:PORT...] (as Kafka's tools take it): metadata "
+                    "from KRaft's log instead of polling (ballast.metadata.source); the brokers' security applies");
     run->add_option("--journal", options->journal, "Journal directory (default: ballast.journal.path)");
     run->add_option("--command-config", options->command_config,
                     "Kafka client properties, as Kafka's tools take them: security.protocol, sasl.mechanism, "

@@ -53,8 +53,9 @@ protected:
         for (const std::string& topic : _topics) (void)_rdkafka->delete_topic(topic);
     }
 
-    /// `ballast --set ... run --bootstrap-server ... --journal J`.
-    testing::BallastProcess& start_ballast(const std::vector<std::string>& settings) {
+    /// `ballast --set ... run --bootstrap-server ... --journal J [run_args]`.
+    testing::BallastProcess& start_ballast(const std::vector<std::string>& settings,
+                                           const std::vector<std::string>& run_args = {}) {
         std::vector<std::string> args;
         for (const std::string& s : settings) {
             args.push_back("--set");
@@ -62,6 +63,7 @@ protected:
         }
         args.insert(args.end(), {"--set", "ballast.http.listen=127.0.0.1:0", "run", "--bootstrap-server", _bootstrap,
                                  "--journal", journal()});
+        args.insert(args.end(), run_args.begin(), run_args.end());
         _processes.push_back(std::make_unique<testing::BallastProcess>(
             args, _dir / ("run-" + std::to_string(_processes.size() + 1) + ".log")));
         testing::BallastProcess& p = *_processes.back();
