@@ -294,34 +294,40 @@ TEST(LogTranslator, ThePictureRebuiltFromTheJournaledEventsTranslatesAsTheLiveOn
     start.replicas = std::vector<int32_t>{1, 3, 2};
     start.adding_replicas = std::vector<int32_t>{1};
     start.removing_replicas = std::vector<int32_t>{2};
+    // Broker 2, on its way out, leaves the ISR; 3 leads.
+    mlog::PartitionChangeRecord shrunk = change(orders_id, 1);
+    shrunk.isr = std::vector<int32_t>{3};
+    shrunk.leader = 3;
+    // 1 joins the ISR (nothing shows: it is being added), then an epoch bump shows.
+    mlog::PartitionChangeRecord joined = change(orders_id, 1);
+    joined.isr = std::vector<int32_t>{3, 1};
+    mlog::PartitionChangeRecord bumped = change(orders_id, 1);
+    bumped.leader = 3;
     LogPicture live;
     const Translation journaled =
         translate(live, {entry(1, registration(1)), entry(2, registration(2)), entry(3, registration(3)),
                          entry(4, fencing(1, -1)), entry(5, fencing(2, -1)), entry(6, fencing(3, -1)),
                          entry(7, mlog::TopicRecord{"orders", orders_id}), entry(8, partition(orders_id, 0, {1, 2}, 1)),
-                         entry(9, partition(orders_id, 1, {2, 3}, 2)), entry(10, start, 2)});
+                         entry(9, partition(orders_id, 1, {2, 3}, 2)), entry(10, start, 2), entry(11, shrunk, 2),
+                         entry(12, joined, 2), entry(13, bumped, 2)});
     LogPicture rebuilt = picture_from(journaled.events);
     EXPECT_EQ(rebuilt.brokers, live.brokers);
     EXPECT_EQ(rebuilt.topic_by_name, live.topic_by_name);
-    EXPECT_EQ(rebuilt.next_offset, 11);
+    EXPECT_EQ(rebuilt.next_offset, 14);
     EXPECT_EQ(rebuilt.last_epoch, 2);
     EXPECT_EQ(cluster_state(rebuilt), cluster_state(live));
 
-    // The reassignment goes on the same way from either: 1 joins the ISR (nothing shows),
-    // then the move completes without an ISR in the record.
-    mlog::PartitionChangeRecord joined = change(orders_id, 1);
-    joined.isr = std::vector<int32_t>{2, 3, 1};
+    // The move completes the same way from either; the ISR did not change (2 had left it and
+    // 1 joined before), so the record has none: the rebuilt picture must count 1 in it.
     mlog::PartitionChangeRecord done = change(orders_id, 1);
     done.replicas = std::vector<int32_t>{1, 3};
     done.adding_replicas = std::vector<int32_t>{};
     done.removing_replicas = std::vector<int32_t>{};
-    done.isr = std::vector<int32_t>{3, 1};
-    const std::vector<mlog::MetadataEntry> next{entry(11, joined), entry(12, done),
-                                                entry(13, mlog::RemoveTopicRecord{orders_id})};
+    const std::vector<mlog::MetadataEntry> next{entry(14, done), entry(15, mlog::RemoveTopicRecord{orders_id})};
     const Translation from_live = translate(live, next);
     const Translation from_rebuilt = translate(rebuilt, next);
     EXPECT_EQ(from_rebuilt.events, from_live.events);
-    EXPECT_EQ(bodies(from_rebuilt), (std::vector<events::Body>{changed("orders", 1, {1, 3}, 2, {3, 1}, 0),
+    EXPECT_EQ(bodies(from_rebuilt), (std::vector<events::Body>{changed("orders", 1, {1, 3}, 3, {3, 1}, 2),
                                                                events::TopicDeleted{"orders"}}));
 }
 
