@@ -1,7 +1,7 @@
 #include "adapters/kafka/log_translator.h"
 
 #include <algorithm>
-#include <cassert>
+#include <cstdio>
 #include <type_traits>
 #include <variant>
 
@@ -37,7 +37,6 @@ events::PartitionChanged visible(const std::string& topic, int32_t partition, co
 }
 
 struct Emitter {
-    const mlog::MetadataEntry* entry = nullptr;  // null: an image's difference
     int64_t offset = -1;
     int32_t epoch = -1;
     int64_t now_ms = 0;
@@ -90,9 +89,9 @@ void changed(const LogTopic& topic, int32_t id, const LogPartition& before, cons
     emit(std::move(now));
 }
 
-/// The TopicCreated of `name` among `out`'s events from `first`, to count its partitions.
-events::TopicCreated* created_in(Translation& out, size_t first, const std::string& name) {
-    for (size_t i = out.events.size(); i > first; i--) {
+/// The TopicCreated of `name` among `out`'s events, to count its partitions.
+events::TopicCreated* created_in(Translation& out, const std::string& name) {
+    for (size_t i = out.events.size(); i > 0; i--) {
         if (auto* created = std::get_if<events::TopicCreated>(&out.events[i - 1].body); created && created->topic == name) {
             return created;
         }
@@ -126,7 +125,7 @@ std::optional<mlog::Uuid> topic_id_from_bytes(const std::vector<uint8_t>& bytes)
 
 void translate_record(LogPicture& picture, const mlog::MetadataEntry& entry, int64_t now_ms, Translation& out) {
     const size_t first_event = out.events.size();
-    const Emitter emit{&entry, entry.offset, entry.leader_epoch, now_ms, out};
+    const Emitter emit{entry.offset, entry.leader_epoch, now_ms, out};
     std::visit(
         [&](const auto& r) {
             using T = std::decay_t<decltype(r)>;
@@ -178,7 +177,7 @@ void translate_record(LogPicture& picture, const mlog::MetadataEntry& entry, int
                     changed(*topic, r.partition_id, before, next, emit);
                 }
                 // Count it into its topic's creation when that is in this translation.
-                if (events::TopicCreated* created = created_in(out, 0, topic->name)) {
+                if (events::TopicCreated* created = created_in(out, topic->name)) {
                     created->partition_count = static_cast<int32_t>(topic->partitions.size());
                     created->replication_factor = std::max<int16_t>(
                         created->replication_factor, static_cast<int16_t>(list_without(r.replicas, r.adding_replicas).size()));
@@ -231,7 +230,7 @@ void translate_record(LogPicture& picture, const mlog::MetadataEntry& entry, int
 
 void diff_pictures(const LogPicture& before, const LogPicture& after, int64_t offset, int32_t epoch, int64_t now_ms,
                    Translation& out) {
-    const Emitter emit{nullptr, offset, epoch, now_ms, out};
+    const Emitter emit{offset, epoch, now_ms, out};
     for (const auto& [id, b] : after.brokers) {
         auto was = before.brokers.find(id);
         if (was == before.brokers.end() || was->second.rack != b.rack || was->second.endpoints != b.endpoints) {

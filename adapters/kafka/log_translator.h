@@ -171,7 +171,8 @@ private:
     std::optional<LogPicture> _catch_up;
     /// Records before this offset are journaled already (rebuild_from_log).
     int64_t _quiet_before = 0;
-    /// The records of an open metadata transaction.
+    /// The records of an open metadata transaction: as many as one controller
+    /// operation writes (a topic's creation: one record per partition).
     std::optional<std::vector<metadata_log::MetadataEntry>> _transaction;
 };
 
