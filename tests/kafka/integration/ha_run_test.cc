@@ -286,8 +286,15 @@ TEST_F(HaOnKafka, ThreeInstancesKeepOneActingLeaderThroughKillsAZombieAndAHandov
             << name(standby) << "'s /metrics never gave its lag: " << scrape.status << " " << scrape.text;
         EXPECT_EQ(metrics::check_exposition(scrape.text), std::vector<std::string>{});
         EXPECT_EQ(testing::metric_sum(scrape.text, "ballast_role", "role=\"standby\""), 1) << scrape.text;
-        const testing::ApiReply led = testing::api_call(testing::api_url(_processes[leader]->log()), "GET", "/metrics");
-        EXPECT_EQ(testing::metric_sum(led.text, "ballast_role", "role=\"leader\""), 1) << led.text;
+        // The leader says so once its engine runs, a moment after its log does.
+        testing::ApiReply led;
+        EXPECT_TRUE(testing::eventually(
+            [&] {
+                led = testing::api_call(testing::api_url(_processes[leader]->log()), "GET", "/metrics");
+                return testing::metric_sum(led.text, "ballast_role", "role=\"leader\"") == 1;
+            },
+            60'000))
+            << led.text;
         EXPECT_EQ(testing::metric_sum(led.text, "ballast_standby_lag_records"), -1) << "a leader has no lag";
     }
 
