@@ -326,31 +326,12 @@ int64_t LogTranslator::fetch_from() const { return _quiet_before > 0 ? 0 : _pict
 int32_t LogTranslator::fetch_epoch() const { return _quiet_before > 0 ? -1 : _picture.last_epoch; }
 
 void LogTranslator::apply(const mlog::MetadataEntry& entry, int64_t now_ms, Translation& out) {
+    // Transactions are the observer's: it hands out a transaction's records
+    // whole, at its End, and none of an aborted one; the markers say nothing more.
     const mlog::RecordBody& body = entry.record.body;
-    if (std::holds_alternative<mlog::BeginTransactionRecord>(body)) {
-        if (_transaction) {
-            out.warnings.push_back("BeginTransactionRecord at offset " + std::to_string(entry.offset) +
-                                   " inside an open transaction: the open one is applied first");
-            std::vector<mlog::MetadataEntry> open = std::move(*_transaction);
-            _transaction.reset();
-            for (const mlog::MetadataEntry& e : open) apply(e, now_ms, out);
-        }
-        _transaction.emplace();
-        return;
-    }
-    if (std::holds_alternative<mlog::EndTransactionRecord>(body)) {
-        if (!_transaction) return;  // the reader started inside it: its records were applied
-        std::vector<mlog::MetadataEntry> records = std::move(*_transaction);
-        _transaction.reset();
-        for (const mlog::MetadataEntry& e : records) apply(e, now_ms, out);
-        return;
-    }
-    if (std::holds_alternative<mlog::AbortTransactionRecord>(body)) {
-        _transaction.reset();
-        return;
-    }
-    if (_transaction) {
-        _transaction->push_back(entry);
+    if (std::holds_alternative<mlog::BeginTransactionRecord>(body) ||
+        std::holds_alternative<mlog::EndTransactionRecord>(body) ||
+        std::holds_alternative<mlog::AbortTransactionRecord>(body)) {
         return;
     }
     if (entry.offset < _quiet_before) {
@@ -386,7 +367,6 @@ Translation LogTranslator::translate(const mlog::PollResult& poll, int64_t next_
         for (std::string& w : quiet.warnings) out.warnings.push_back(std::move(w));
         image.next_offset = next_offset;
         image.last_epoch = poll.entries.empty() ? _picture.last_epoch : poll.entries.back().leader_epoch;
-        _transaction.reset();
         if (_catch_up) {
             _catch_up = std::move(image);
         } else {

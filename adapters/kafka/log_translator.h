@@ -35,8 +35,8 @@
 ///   field (the controller sets it to the current leader when it bumps the
 ///   epoch without a leader change), as PartitionRegistration.merge does.
 /// - RemoveTopicRecord: TopicDeleted, and a note naming the topic.
-/// - Begin/End/AbortTransactionRecord: the records between Begin and End
-///   are translated together at End; after Abort, none of them.
+/// - Begin/End/AbortTransactionRecord: nothing. The observer hands out a
+///   transaction's records together at its End, and none after an Abort.
 
 #include <cstdint>
 #include <map>
@@ -125,8 +125,8 @@ void diff_pictures(const LogPicture& before, const LogPicture& after, int64_t of
 /// out, `reassigning` while any are added or removed).
 ClusterState cluster_state(const LogPicture& picture);
 
-/// The translation over polls: transactions held until their end, the
-/// first catch-up and snapshots' images turned into a diff.
+/// The translation over polls: the first catch-up and snapshots' images
+/// turned into a diff.
 class LogTranslator {
 public:
     /// `picture`: as rebuilt from the journal. With nothing journaled
@@ -171,9 +171,6 @@ private:
     std::optional<LogPicture> _catch_up;
     /// Records before this offset are journaled already (rebuild_from_log).
     int64_t _quiet_before = 0;
-    /// The records of an open metadata transaction: as many as one controller
-    /// operation writes (a topic's creation: one record per partition).
-    std::optional<std::vector<metadata_log::MetadataEntry>> _transaction;
 };
 
 /// Rebuilds a picture from journaled events, in order.

@@ -220,28 +220,6 @@ TEST(LogTranslator, ARemovedTopicIsDeletedByNameAndNamedInANote) {
                              "which no TopicRecord created: skipped");
 }
 
-TEST(LogTranslator, ATransactionAppliesAtItsEndAndNotAtAllWhenAborted) {
-    LogTranslator translator(cluster());
-    mlog::PollResult first;
-    first.entries = {entry(60, mlog::BeginTransactionRecord{}), entry(61, mlog::TopicRecord{"logs", logs_id}),
-                     entry(62, partition(logs_id, 0, {3}, 3))};
-    Translation t = translator.translate(first, 63, now_ms);
-    EXPECT_TRUE(t.events.empty()) << "held until the transaction ends";
-    mlog::PollResult second;
-    second.entries = {entry(63, partition(logs_id, 1, {1}, 1)), entry(64, mlog::EndTransactionRecord{})};
-    t = translator.translate(second, 65, now_ms);
-    EXPECT_EQ(offsets(t), (std::vector<int64_t>{61, 62, 63}));
-    EXPECT_EQ(std::get<events::TopicCreated>(t.events[0].body).partition_count, 2);
-
-    mlog::PollResult aborted;
-    aborted.entries = {entry(70, mlog::BeginTransactionRecord{}), entry(71, mlog::RemoveTopicRecord{logs_id}),
-                       entry(72, mlog::AbortTransactionRecord{})};
-    t = translator.translate(aborted, 73, now_ms);
-    EXPECT_TRUE(t.events.empty());
-    EXPECT_EQ(translator.picture().topic_by_name.count("logs"), 1u);
-    EXPECT_EQ(translator.picture().next_offset, 64);
-}
-
 TEST(LogTranslator, TheLogsStartIsReadAsOnePictureNotReplayedAsHistory) {
     LogTranslator translator;  // nothing journaled
     ASSERT_TRUE(translator.catching_up());
