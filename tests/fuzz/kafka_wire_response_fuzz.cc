@@ -13,6 +13,7 @@
 #include "adapters/kafka/wire/messages/api_versions.h"
 #include "adapters/kafka/wire/messages/describe_cluster.h"
 #include "adapters/kafka/wire/messages/describe_log_dirs.h"
+#include "adapters/kafka/wire/messages/describe_topic_partitions.h"
 #include "adapters/kafka/wire/messages/elect_leaders.h"
 #include "adapters/kafka/wire/messages/fetch.h"
 #include "adapters/kafka/wire/messages/fetch_snapshot.h"
@@ -118,6 +119,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             break;
         case ApiKey::fetch_snapshot:
             decode_body<FetchSnapshot>(body, version, [](const FetchSnapshotResponse&) { return Status(); });
+            break;
+        case ApiKey::describe_topic_partitions:
+            decode_body<DescribeTopicPartitions>(body, version,
+                                                 [](const DescribeTopicPartitionsResponse&) { return Status(); });
             break;
     }
     return 0;

@@ -203,6 +203,11 @@ Result<messages::MetadataResponse> AdminClient::metadata(const messages::Metadat
     return call_any<messages::Metadata>(request, Deadline::after_ms(timeout_ms));
 }
 
+Result<messages::DescribeTopicPartitionsResponse> AdminClient::describe_topic_partitions(
+    const messages::DescribeTopicPartitionsRequest& request, int64_t timeout_ms) {
+    return call_any<messages::DescribeTopicPartitions>(request, Deadline::after_ms(timeout_ms));
+}
+
 Result<messages::ListOffsetsResponse> AdminClient::list_offsets(int32_t broker_id, messages::ListOffsetsRequest request,
                                                       int64_t timeout_ms) {
     // 0 (the default): as long as the call may take.

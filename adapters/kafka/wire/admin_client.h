@@ -27,6 +27,7 @@
 #include "adapters/kafka/wire/messages/alter_partition_reassignments.h"
 #include "adapters/kafka/wire/broker_connection.h"
 #include "adapters/kafka/wire/messages/describe_cluster.h"
+#include "adapters/kafka/wire/messages/describe_topic_partitions.h"
 #include "adapters/kafka/wire/messages/describe_log_dirs.h"
 #include "adapters/kafka/wire/messages/elect_leaders.h"
 #include "adapters/kafka/wire/messages/list_offsets.h"
@@ -73,6 +74,10 @@ public:
 
     /// The cluster's metadata, from any broker.
     Result<messages::MetadataResponse> metadata(const messages::MetadataRequest& request, int64_t timeout_ms);
+
+    /// One page of topics' partitions, from any broker's metadata cache.
+    Result<messages::DescribeTopicPartitionsResponse> describe_topic_partitions(
+        const messages::DescribeTopicPartitionsRequest& request, int64_t timeout_ms);
 
     /// Asks broker `broker_id`, which must lead the partitions asked.
     Result<messages::ListOffsetsResponse> list_offsets(int32_t broker_id, messages::ListOffsetsRequest request, int64_t timeout_ms);

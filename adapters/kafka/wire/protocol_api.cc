@@ -28,6 +28,7 @@ constexpr ApiSpec specs[] = {
     {ApiKey::fetch, "Fetch", {13, 18}, 12},
     // The snapshot a Fetch answer names when its position is older than the log start.
     {ApiKey::fetch_snapshot, "FetchSnapshot", {0, 1}, 0},
+    {ApiKey::describe_topic_partitions, "DescribeTopicPartitions", {0, 0}, 0},
 };
 
 }  // namespace

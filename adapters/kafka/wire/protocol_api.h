@@ -26,6 +26,7 @@ enum class ApiKey : int16_t {
     list_partition_reassignments = 46,
     fetch_snapshot = 59,
     describe_cluster = 60,
+    describe_topic_partitions = 75,
 };
 
 struct VersionRange {

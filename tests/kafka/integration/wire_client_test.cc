@@ -272,6 +272,33 @@ TEST_F(KafkaCluster, EveryVersionOfEveryRequestRoundTrips) {
                     }
                     break;
                 }
+                case ApiKey::describe_topic_partitions: {
+                    // One partition a page: the cursor walks the topic's two partitions.
+                    DescribeTopicPartitionsRequest request;
+                    request.topics = {topic};
+                    request.response_partition_limit = 1;
+                    auto first = admin.describe_topic_partitions(request, call_timeout_ms);
+                    ASSERT_TRUE(first.ok()) << first.error().to_string();
+                    ASSERT_EQ(first->topics.size(), 1u);
+                    EXPECT_EQ(first->topics[0].name, topic);
+                    EXPECT_FALSE(first->topics[0].topic_id.is_zero());
+                    ASSERT_EQ(first->topics[0].partitions.size(), 1u);
+                    EXPECT_EQ(first->topics[0].partitions[0].partition_index, 0);
+                    EXPECT_EQ(first->topics[0].partitions[0].replica_nodes, (std::vector<int32_t>{1, 2}));
+                    EXPECT_GE(first->topics[0].partitions[0].leader_epoch, 0);
+                    ASSERT_TRUE(first->next_cursor.has_value());
+                    EXPECT_EQ(first->next_cursor->topic_name, topic);
+                    EXPECT_EQ(first->next_cursor->partition_index, 1);
+                    request.cursor = first->next_cursor;
+                    auto second = admin.describe_topic_partitions(request, call_timeout_ms);
+                    ASSERT_TRUE(second.ok()) << second.error().to_string();
+                    ASSERT_EQ(second->topics.size(), 1u);
+                    ASSERT_EQ(second->topics[0].partitions.size(), 1u);
+                    EXPECT_EQ(second->topics[0].partitions[0].partition_index, 1);
+                    EXPECT_EQ(second->topics[0].partitions[0].replica_nodes, (std::vector<int32_t>{2, 3}));
+                    EXPECT_FALSE(second->next_cursor.has_value());
+                    break;
+                }
                 case ApiKey::fetch_snapshot:  // not listed by brokers: the controller's alone
                 case ApiKey::fetch:
                     // For KRaft's metadata log alone: kafka_metadata_log_it fetches it from

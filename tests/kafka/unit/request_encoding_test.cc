@@ -6,6 +6,7 @@
 #include "adapters/kafka/wire/messages/alter_partition_reassignments.h"
 #include "adapters/kafka/wire/messages/api_versions.h"
 #include "adapters/kafka/wire/messages/describe_cluster.h"
+#include "adapters/kafka/wire/messages/describe_topic_partitions.h"
 #include "adapters/kafka/wire/messages/describe_log_dirs.h"
 #include "adapters/kafka/wire/messages/elect_leaders.h"
 #include "adapters/kafka/wire/messages/list_offsets.h"
@@ -48,6 +49,17 @@ TEST(RequestEncoding, ApiVersionsEveryVersion) {
         EXPECT_FRAME("request.api_versions.v" + std::to_string(v),
                      encode_frame<ApiVersions>(request, v));
     }
+}
+
+TEST(RequestEncoding, DescribeTopicPartitionsFirstPageAndFromCursor) {
+    DescribeTopicPartitionsRequest all;
+    all.response_partition_limit = 500;
+    EXPECT_FRAME("request.describe_topic_partitions.all.v0", encode_frame<DescribeTopicPartitions>(all, 0));
+    DescribeTopicPartitionsRequest from_cursor;
+    from_cursor.topics = {"orders", "payments"};
+    from_cursor.cursor = DescribeTopicPartitionsCursor{"orders", 7};
+    EXPECT_FRAME("request.describe_topic_partitions.cursor.v0",
+                 encode_frame<DescribeTopicPartitions>(from_cursor, 0));
 }
 
 TEST(RequestEncoding, DescribeClusterEveryVersion) {

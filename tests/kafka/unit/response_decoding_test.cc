@@ -11,6 +11,7 @@
 #include "adapters/kafka/wire/messages/alter_partition_reassignments.h"
 #include "adapters/kafka/wire/messages/api_versions.h"
 #include "adapters/kafka/wire/messages/describe_cluster.h"
+#include "adapters/kafka/wire/messages/describe_topic_partitions.h"
 #include "adapters/kafka/wire/messages/describe_log_dirs.h"
 #include "adapters/kafka/wire/messages/elect_leaders.h"
 #include "adapters/kafka/wire/messages/fetch.h"
@@ -72,6 +73,43 @@ TEST(ResponseDecoding, ApiVersionsUnsupportedVersionAnswer) {
         decode_vector<ApiVersions>("response.api_versions.unsupported.v0", 0);
     EXPECT_EQ(response.error.code, error_codes::unsupported_version);
     EXPECT_EQ(response.range(ApiKey::api_versions).max, 2);
+}
+
+TEST(ResponseDecoding, DescribeTopicPartitionsPagesAndCursor) {
+    const DescribeTopicPartitionsResponse next =
+        decode_vector<DescribeTopicPartitions>("response.describe_topic_partitions.next.v0", 0);
+    EXPECT_EQ(next.throttle_time_ms, 3);
+    ASSERT_EQ(next.topics.size(), 2u);
+    const DescribeTopicPartitionsTopic& orders = next.topics[0];
+    EXPECT_EQ(orders.name, "orders");
+    EXPECT_FALSE(orders.topic_id.is_zero());
+    EXPECT_FALSE(orders.is_internal);
+    ASSERT_EQ(orders.partitions.size(), 2u);
+    EXPECT_EQ(orders.partitions[0].leader_id, 1);
+    EXPECT_EQ(orders.partitions[0].leader_epoch, 4);
+    EXPECT_EQ(orders.partitions[0].replica_nodes, (std::vector<int32_t>{1, 2, 3}));
+    EXPECT_EQ(orders.partitions[0].isr_nodes, (std::vector<int32_t>{1, 2}));
+    EXPECT_EQ(orders.partitions[0].eligible_leader_replicas, (std::vector<int32_t>{3}));
+    EXPECT_EQ(orders.partitions[0].last_known_elr, std::nullopt);
+    EXPECT_EQ(orders.partitions[1].error_code, 5);
+    EXPECT_EQ(orders.partitions[1].partition_index, 1);
+    EXPECT_EQ(orders.partitions[1].leader_id, -1);
+    EXPECT_EQ(orders.partitions[1].eligible_leader_replicas, std::nullopt);
+    EXPECT_EQ(orders.partitions[1].last_known_elr, (std::vector<int32_t>{2}));
+    EXPECT_EQ(orders.partitions[1].offline_replicas, (std::vector<int32_t>{2, 3}));
+    EXPECT_EQ(next.topics[1].name, "gone");
+    EXPECT_EQ(next.topics[1].error_code, 3);
+    EXPECT_TRUE(next.topics[1].partitions.empty());
+    ASSERT_TRUE(next.next_cursor.has_value());
+    EXPECT_EQ(*next.next_cursor, (DescribeTopicPartitionsCursor{"orders", 2}));
+
+    const DescribeTopicPartitionsResponse last =
+        decode_vector<DescribeTopicPartitions>("response.describe_topic_partitions.last.v0", 0);
+    ASSERT_EQ(last.topics.size(), 1u);
+    EXPECT_TRUE(last.topics[0].is_internal);
+    EXPECT_EQ(last.topics[0].partitions.at(0).partition_index, 49);
+    EXPECT_EQ(last.topics[0].topic_authorized_operations, 0);
+    EXPECT_EQ(last.next_cursor, std::nullopt);
 }
 
 TEST(ResponseDecoding, DescribeClusterEveryVersion) {
@@ -299,6 +337,7 @@ std::vector<Case> response_cases() {
         if (name.find(".list_offsets") != std::string::npos) key = ApiKey::list_offsets;
         if (name.find(".fetch.") != std::string::npos) key = ApiKey::fetch;
         if (name.find(".fetch_snapshot.") != std::string::npos) key = ApiKey::fetch_snapshot;
+        if (name.find(".describe_topic_partitions") != std::string::npos) key = ApiKey::describe_topic_partitions;
         cases.push_back({name, key, version});
     }
     return cases;
@@ -321,6 +360,8 @@ Status decode_any(ApiKey key, std::span<const uint8_t> frame, int16_t version) {
         case ApiKey::list_offsets: return decode_frame<ListOffsets>(frame, version).status();
         case ApiKey::fetch: return decode_frame<Fetch>(frame, version).status();
         case ApiKey::fetch_snapshot: return decode_frame<FetchSnapshot>(frame, version).status();
+        case ApiKey::describe_topic_partitions:
+            return decode_frame<DescribeTopicPartitions>(frame, version).status();
     }
     return Status();
 }

@@ -34,6 +34,8 @@ import org.apache.kafka.common.message.DescribeClusterRequestData;
 import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.message.DescribeLogDirsRequestData;
 import org.apache.kafka.common.message.DescribeLogDirsResponseData;
+import org.apache.kafka.common.message.DescribeTopicPartitionsRequestData;
+import org.apache.kafka.common.message.DescribeTopicPartitionsResponseData;
 import org.apache.kafka.common.message.ElectLeadersRequestData;
 import org.apache.kafka.common.message.ElectLeadersResponseData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
@@ -448,12 +450,66 @@ public class VectorGen {
                         0x3c, 0x6d, (byte) 0xff, 0x76, 0x11, 0x22, 0x33, 0x44}, 4096);
     }
 
+    // DescribeTopicPartitions (KIP-966), version 0 (the only one Kafka 4.1 defines): a first
+    // page of every topic, a page from a cursor, and a response with and without a next cursor.
+    static void describeTopicPartitions() {
+        request("describe_topic_partitions.all", ApiKeys.DESCRIBE_TOPIC_PARTITIONS, 0,
+            new DescribeTopicPartitionsRequestData().setResponsePartitionLimit(500));
+        DescribeTopicPartitionsRequestData fromCursor = new DescribeTopicPartitionsRequestData()
+            .setResponsePartitionLimit(2000)
+            .setCursor(new DescribeTopicPartitionsRequestData.Cursor()
+                .setTopicName("orders").setPartitionIndex(7));
+        fromCursor.topics().add(new DescribeTopicPartitionsRequestData.TopicRequest().setName("orders"));
+        fromCursor.topics().add(new DescribeTopicPartitionsRequestData.TopicRequest().setName("payments"));
+        request("describe_topic_partitions.cursor", ApiKeys.DESCRIBE_TOPIC_PARTITIONS, 0, fromCursor);
+
+        DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopicCollection topics =
+            new DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopicCollection();
+        topics.add(new DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopic()
+            .setErrorCode((short) 0).setName("orders")
+            .setTopicId(new Uuid(0x0102030405060708L, 0x090a0b0c0d0e0f10L)).setIsInternal(false)
+            .setPartitions(List.of(
+                new DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponsePartition()
+                    .setErrorCode((short) 0).setPartitionIndex(0).setLeaderId(1).setLeaderEpoch(4)
+                    .setReplicaNodes(List.of(1, 2, 3)).setIsrNodes(List.of(1, 2))
+                    .setEligibleLeaderReplicas(List.of(3)).setLastKnownElr(null)
+                    .setOfflineReplicas(List.of()),
+                new DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponsePartition()
+                    .setErrorCode((short) 5).setPartitionIndex(1).setLeaderId(-1).setLeaderEpoch(9)
+                    .setReplicaNodes(List.of(2, 3)).setIsrNodes(List.of())
+                    .setEligibleLeaderReplicas(null).setLastKnownElr(List.of(2))
+                    .setOfflineReplicas(List.of(2, 3))))
+            .setTopicAuthorizedOperations(Integer.MIN_VALUE));
+        topics.add(new DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopic()
+            .setErrorCode((short) 3).setName("gone").setTopicId(Uuid.ZERO_UUID).setIsInternal(false)
+            .setPartitions(List.of()).setTopicAuthorizedOperations(Integer.MIN_VALUE));
+        response("describe_topic_partitions.next", ApiKeys.DESCRIBE_TOPIC_PARTITIONS, 0,
+            new DescribeTopicPartitionsResponseData().setThrottleTimeMs(3).setTopics(topics)
+                .setNextCursor(new DescribeTopicPartitionsResponseData.Cursor()
+                    .setTopicName("orders").setPartitionIndex(2)));
+        DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopicCollection last =
+            new DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopicCollection();
+        last.add(new DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopic()
+            .setErrorCode((short) 0).setName("__consumer_offsets")
+            .setTopicId(new Uuid(7L, 8L)).setIsInternal(true)
+            .setPartitions(List.of(
+                new DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponsePartition()
+                    .setPartitionIndex(49).setLeaderId(3).setLeaderEpoch(0)
+                    .setReplicaNodes(List.of(3)).setIsrNodes(List.of(3))
+                    .setOfflineReplicas(List.of())))
+            .setTopicAuthorizedOperations(0));
+        response("describe_topic_partitions.last", ApiKeys.DESCRIBE_TOPIC_PARTITIONS, 0,
+            new DescribeTopicPartitionsResponseData().setThrottleTimeMs(0).setTopics(last)
+                .setNextCursor(null));
+    }
+
     public static void main(String[] args) throws Exception {
         System.out.println("# Kafka wire vectors from kafka-clients " + AppInfoParser.getVersion()
             + "'s message classes. Generated by VectorGen.java; regenerate with"
             + " tests/kafka/vectors/regenerate. Do not edit.");
         requests();
         responses();
+        describeTopicPartitions();
         saslResponses();
         metadataAndOffsets();
         scramConversations();
