@@ -272,6 +272,11 @@ std::vector<KeySpec> make_config_keys() {
                             "DescribeCluster and ListPartitionReassignments every ballast.metadata.poll.ms), "
                             "or auto: kraft when --bootstrap-controller is given, else poll. A controller "
                             "that cannot be read at start falls back to poll with a warning.")),
+        at_start(int_key(int64, "ballast.metadata.poll.sweep.ms", "60000", 0, one_day_ms,
+                         "Incremental metadata polls: every partition is read again at least once in this "
+                         "period, a slice each poll (brokers, reassignments and the topics Ballast is "
+                         "moving are read every poll); a change nothing else points to shows within it. "
+                         "0: every poll reads the whole cluster's metadata.")),
         at_start(KeySpec{.key = "ballast.metrics.source",
                          .type = ValueType::string_list,
                          .default_value = "sampler",

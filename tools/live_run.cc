@@ -175,6 +175,7 @@ public:
             poller_options.bootstrap_servers = _options.bootstrap_servers;
             poller_options.client = _clients.wire;
             poller_options.poll_interval_ms = config.get_int64("ballast.metadata.poll.ms");
+            poller_options.sweep_ms = config.get_int64("ballast.metadata.poll.sweep.ms");
             poller_options.call_timeout_ms = call_timeout_ms;
             _poller = std::make_unique<kafka::MetadataPoller>(poller_options, _clock, &_view);
             if (events::Status s = _poller->start(_feed->sink()); !s) return s;

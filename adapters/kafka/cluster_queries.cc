@@ -57,9 +57,10 @@ events::Result<Leaders> leaders_of(wire::AdminClient& admin, const std::set<std:
 
 }  // namespace
 
-events::Result<Metadata> cluster_metadata(wire::AdminClient& admin, int64_t timeout_ms) {
-    wire::messages::MetadataRequest request;  // every topic
-    request.allow_auto_topic_creation = false;
+namespace {
+
+events::Result<Metadata> metadata_of(wire::AdminClient& admin, const wire::messages::MetadataRequest& request,
+                                     int64_t timeout_ms) {
     events::Result<wire::messages::MetadataResponse> answer = ask_metadata(admin, request, timeout_ms);
     if (!answer) return make_error(answer.error().code, "metadata request: " + answer.error().message);
     Metadata out;
@@ -82,6 +83,23 @@ events::Result<Metadata> cluster_metadata(wire::AdminClient& admin, int64_t time
         out.topics.push_back(std::move(topic));
     }
     return out;
+}
+
+}  // namespace
+
+events::Result<Metadata> cluster_metadata(wire::AdminClient& admin, int64_t timeout_ms) {
+    wire::messages::MetadataRequest request;  // every topic
+    request.allow_auto_topic_creation = false;
+    return metadata_of(admin, request, timeout_ms);
+}
+
+events::Result<Metadata> topics_metadata(wire::AdminClient& admin, const std::set<std::string>& topics,
+                                         int64_t timeout_ms) {
+    wire::messages::MetadataRequest request;
+    request.topics.emplace();
+    for (const std::string& topic : topics) request.topics->push_back({wire::Uuid{}, topic});
+    request.allow_auto_topic_creation = false;
+    return metadata_of(admin, request, timeout_ms);
 }
 
 events::Result<std::vector<PartitionOffset>> end_offsets(wire::AdminClient& admin,

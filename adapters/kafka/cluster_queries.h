@@ -6,6 +6,7 @@
 /// topic, and partitions' end offsets from their leaders.
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,10 @@ struct PartitionOffset {
 /// it. Metadata changes nothing, so a call that failed on its connection is
 /// made once more, on whichever broker opens next.
 events::Result<Metadata> cluster_metadata(wire::AdminClient& admin, int64_t timeout_ms);
+/// The same for the topics named only (a topic unknown to the broker comes
+/// back with its error code).
+events::Result<Metadata> topics_metadata(wire::AdminClient& admin, const std::set<std::string>& topics,
+                                         int64_t timeout_ms);
 
 /// The end offset of each partition (ListOffsets, latest, read_uncommitted:
 /// the high watermark, every record written), one call per leader. Who leads

@@ -1,6 +1,7 @@
 #include "adapters/kafka/cluster_state.h"
 
 #include <algorithm>
+#include <set>
 
 #include "actors/admin_port.h"
 
@@ -121,7 +122,39 @@ ClusterState build_state(const Observation& o, const ClusterState& previous) {
     return state;
 }
 
-std::vector<events::Body> diff(const ClusterState& before, const ClusterState& after) {
+namespace {
+
+/// The topic names a diff looks at: every name of either report, or only
+/// those given (sorted either way, so the events come in the same order).
+template <class OnTopic>
+void for_each_topic(const ClusterState& before, const ClusterState& after, const std::set<std::string>* scope,
+                    OnTopic&& on_topic) {
+    if (scope) {
+        for (const std::string& name : *scope) on_topic(name);
+        return;
+    }
+    auto b = before.topics.begin();
+    auto a = after.topics.begin();
+    while (b != before.topics.end() || a != after.topics.end()) {
+        if (a == after.topics.end() || (b != before.topics.end() && b->first < a->first)) {
+            on_topic((b++)->first);
+        } else if (b == before.topics.end() || a->first < b->first) {
+            on_topic((a++)->first);
+        } else {
+            on_topic(a->first);
+            ++a;
+            ++b;
+        }
+    }
+}
+
+const TopicState* find_topic(const ClusterState& state, const std::string& name) {
+    auto it = state.topics.find(name);
+    return it == state.topics.end() ? nullptr : &it->second;
+}
+
+std::vector<events::Body> diff_in(const ClusterState& before, const ClusterState& after,
+                                  const std::set<std::string>* scope) {
     std::vector<events::Body> out;
     auto registration = [](const BrokerState& b) {
         // Metadata lists the endpoint of the listener the poller came in
@@ -143,20 +176,23 @@ std::vector<events::Body> diff(const ClusterState& before, const ClusterState& a
             out.push_back(events::BrokerUnfenced{id});
         }
     }
-    for (const auto& [name, t] : after.topics) {
-        if (before.topics.count(name)) continue;
+    for_each_topic(before, after, scope, [&](const std::string& name) {
+        const TopicState* t = find_topic(after, name);
+        if (!t || find_topic(before, name)) return;
         size_t replication_factor = 0;
-        for (const auto& [id, p] : t.partitions) replication_factor = std::max(replication_factor, p.replicas.size());
-        out.push_back(events::TopicCreated{name, {}, static_cast<int32_t>(t.partitions.size()),
+        for (const auto& [id, p] : t->partitions) replication_factor = std::max(replication_factor, p.replicas.size());
+        out.push_back(events::TopicCreated{name, {}, static_cast<int32_t>(t->partitions.size()),
                                            static_cast<int16_t>(replication_factor)});
-    }
-    for (const auto& [name, t] : after.topics) {
-        auto was_topic = before.topics.find(name);
-        for (const auto& [id, p] : t.partitions) {
+    });
+    for_each_topic(before, after, scope, [&](const std::string& name) {
+        const TopicState* t = find_topic(after, name);
+        if (!t) return;
+        const TopicState* was_topic = find_topic(before, name);
+        for (const auto& [id, p] : t->partitions) {
             const PartitionState* was = nullptr;
-            if (was_topic != before.topics.end()) {
-                auto it = was_topic->second.partitions.find(id);
-                if (it != was_topic->second.partitions.end()) was = &it->second;
+            if (was_topic) {
+                auto it = was_topic->partitions.find(id);
+                if (it != was_topic->partitions.end()) was = &it->second;
             }
             if (was && was->replicas == p.replicas && was->leader == p.leader && was->isr == p.isr &&
                 was->leader_epoch == p.leader_epoch) {
@@ -164,10 +200,10 @@ std::vector<events::Body> diff(const ClusterState& before, const ClusterState& a
             }
             out.push_back(events::PartitionChanged{name, id, p.replicas, p.leader, p.isr, p.leader_epoch});
         }
-    }
-    for (const auto& [name, t] : before.topics) {
-        if (!after.topics.count(name)) out.push_back(events::TopicDeleted{name});
-    }
+    });
+    for_each_topic(before, after, scope, [&](const std::string& name) {
+        if (find_topic(before, name) && !find_topic(after, name)) out.push_back(events::TopicDeleted{name});
+    });
     for (const auto& [id, b] : after.brokers) {
         auto was = before.brokers.find(id);
         const bool was_fenced = was != before.brokers.end() && was->second.fenced;
@@ -177,6 +213,17 @@ std::vector<events::Body> diff(const ClusterState& before, const ClusterState& a
         if (!after.brokers.count(id)) out.push_back(events::BrokerUnregistered{id});
     }
     return out;
+}
+
+}  // namespace
+
+std::vector<events::Body> diff(const ClusterState& before, const ClusterState& after) {
+    return diff_in(before, after, nullptr);
+}
+
+std::vector<events::Body> diff_topics(const ClusterState& before, const ClusterState& after,
+                                      const std::set<std::string>& topics) {
+    return diff_in(before, after, &topics);
 }
 
 }  // namespace ballast::kafka

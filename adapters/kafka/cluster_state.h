@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -117,5 +118,12 @@ ClusterState build_state(const Observation& observation, const ClusterState& pre
 /// reports everything: each broker registered (and fenced if it is), each
 /// topic created, each partition.
 std::vector<events::Body> diff(const ClusterState& before, const ClusterState& after);
+
+/// `diff` looking only at the topics named (brokers always): `after` need
+/// hold only those topics, a name it lacks being deleted. When nothing
+/// outside `topics` changed, the events and their order are the full diff's.
+/// Costs the partitions of those topics, not of the cluster.
+std::vector<events::Body> diff_topics(const ClusterState& before, const ClusterState& after,
+                                      const std::set<std::string>& topics);
 
 }  // namespace ballast::kafka

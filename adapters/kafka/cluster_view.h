@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <string>
 
 #include "adapters/kafka/cluster_state.h"
 
@@ -39,8 +41,21 @@ public:
         _version++;
     }
 
+    /// Topics someone waits to see change (the admin port's actions in
+    /// flight): the incremental poller reads them every poll rather than
+    /// once a sweep. Replaces the last set.
+    void watch(std::set<std::string> topics) {
+        std::lock_guard<std::mutex> lock(_mutex);
+        _watched = std::move(topics);
+    }
+    std::set<std::string> watched() const {
+        std::lock_guard<std::mutex> lock(_mutex);
+        return _watched;
+    }
+
 private:
     mutable std::mutex _mutex;
+    std::set<std::string> _watched;
     Snapshot _state = std::make_shared<const ClusterState>();
     uint64_t _version = 0;
 };

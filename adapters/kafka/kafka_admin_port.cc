@@ -57,7 +57,7 @@ const wire::messages::ReassignablePartitionResponse* find_result(const wire::mes
 
 }  // namespace
 
-KafkaAdminPort::KafkaAdminPort(KafkaAdminPortOptions options, EventClock clock, const ClusterView* view)
+KafkaAdminPort::KafkaAdminPort(KafkaAdminPortOptions options, EventClock clock, ClusterView* view)
     : _options(std::move(options)), _clock(std::move(clock)), _view(view) {
     assert(_view != nullptr);
     assert(!_options.client.bootstrap_servers.empty());
@@ -188,7 +188,18 @@ void KafkaAdminPort::run() {
             next_check_ms = steady_ms() + _options.poll_interval_ms;
         }
         _following.store(_tracked.size());
+        watch_tracked();
     }
+}
+
+void KafkaAdminPort::watch_tracked() {
+    std::set<std::string> topics;
+    for (const auto& [id, tracked] : _tracked) {
+        for (const TrackedPart& part : tracked.parts) topics.insert(part.topic);
+    }
+    if (topics == _watched) return;
+    _watched = topics;
+    _view->watch(std::move(topics));
 }
 
 void KafkaAdminPort::carry_out(const Request& request) {

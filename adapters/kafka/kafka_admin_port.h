@@ -44,6 +44,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <string>
 #include <thread>
 
 #include "actors/admin_port.h"
@@ -76,7 +78,7 @@ struct KafkaAdminPortOptions {
 
 class KafkaAdminPort : public actors::AdminPort {
 public:
-    KafkaAdminPort(KafkaAdminPortOptions options, EventClock clock, const ClusterView* view);
+    KafkaAdminPort(KafkaAdminPortOptions options, EventClock clock, ClusterView* view);
     ~KafkaAdminPort() override;
     KafkaAdminPort(const KafkaAdminPort&) = delete;
     KafkaAdminPort& operator=(const KafkaAdminPort&) = delete;
@@ -109,6 +111,9 @@ private:
     void begin(const events::Action& action, uint32_t attempt);
     void cancel_parts(const TrackedAction& tracked, const std::string& why);
     void check_progress();
+    /// Tells the view which topics the actions followed touch, so the
+    /// incremental poller reads them every poll.
+    void watch_tracked();
     void elect(TrackedAction& tracked);
     void report(events::Body body);
     void failed(const TrackedAction& tracked, int16_t code, const std::string& message);
@@ -116,12 +121,13 @@ private:
 
     KafkaAdminPortOptions _options;
     EventClock _clock;
-    const ClusterView* _view;
+    ClusterView* _view;  // read, and told which topics to watch
     actors::EventSink _sink;
 
     // The worker's own.
     std::unique_ptr<wire::AdminClient> _client;
     std::map<uint64_t, TrackedAction> _tracked;  // by action id
+    std::set<std::string> _watched;             // what the view was last told
     std::atomic<size_t> _following{0};
 
     // Between the executor's thread and the worker.

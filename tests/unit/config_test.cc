@@ -109,6 +109,7 @@ TEST(ConfigKeys, TypedGettersReturnDocumentedDefaults) {
     EXPECT_EQ(config.get_string("ballast.log.level"), "info");
     EXPECT_EQ(config.get_int64("ballast.tick.interval.ms"), 1000);
     EXPECT_EQ(config.get_int64("ballast.metadata.poll.ms"), 1000);
+    EXPECT_EQ(config.get_int64("ballast.metadata.poll.sweep.ms"), 60000);
     EXPECT_EQ(config.get_string_list("ballast.metrics.source"), std::vector<std::string>{"sampler"});
     EXPECT_EQ(config.get_int64("ballast.metrics.sample.interval.ms"), 10000);
     EXPECT_EQ(config.get_string("ballast.metrics.automq.topic"), "__auto_balancer_metrics");
@@ -325,6 +326,9 @@ TEST(ConfigValues, AdapterIntervalsAreBounded) {
     ASSERT_TRUE(config.set("ballast.metadata.poll.ms", "250").ok());
     EXPECT_EQ(config.get_int64("ballast.metadata.poll.ms"), 250);
     EXPECT_TRUE(contains(set_message(config, "ballast.metadata.poll.ms", "0"), "out of range"));
+    ASSERT_TRUE(config.set("ballast.metadata.poll.sweep.ms", "0").ok());
+    EXPECT_EQ(config.get_int64("ballast.metadata.poll.sweep.ms"), 0);
+    EXPECT_TRUE(contains(set_message(config, "ballast.metadata.poll.sweep.ms", "-1"), "out of range"));
     EXPECT_TRUE(contains(set_message(config, "ballast.tick.interval.ms", "5"), "out of range"));
     EXPECT_TRUE(contains(set_message(config, "ballast.tick.interval.ms", "60001"), "out of range"));
     EXPECT_TRUE(contains(set_message(config, "ballast.metrics.sample.interval.ms", "99"), "out of range"));

@@ -61,6 +61,7 @@ protected:
         o.bootstrap_servers = _bootstrap;
         o.client = _client;
         o.poll_interval_ms = 300;
+        o.sweep_ms = 5000;  // incremental, a whole sweep well inside the waits
         _poller = std::make_unique<MetadataPoller>(o, _clock, &_view);
         ASSERT_TRUE(_poller->start(_events.sink()).ok());
     }

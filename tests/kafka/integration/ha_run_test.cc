@@ -139,6 +139,7 @@ protected:
                  std::string("ballast.metrics.sample.interval.ms=2000"),
                  std::string("ballast.metrics.window.ms=8000"),
                  std::string("ballast.metadata.poll.ms=500"),
+                 std::string("ballast.metadata.poll.sweep.ms=5000"),
                  std::string("ballast.tick.interval.ms=500"),
                  "ballast.ha.group.id=" + _group,
                  "ballast.ha.instance.id=" + name(i),

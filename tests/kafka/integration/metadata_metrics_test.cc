@@ -49,6 +49,7 @@ protected:
         o.bootstrap_servers = _bootstrap;
         o.client = _client;
         o.poll_interval_ms = 300;
+        o.sweep_ms = 5000;  // incremental, a whole sweep well inside the waits
         return o;
     }
 

@@ -130,6 +130,8 @@ inline std::vector<std::string> quick_settings(std::vector<std::string> more = {
         "ballast.metrics.sample.interval.ms=2000",
         "ballast.metrics.window.ms=8000",  // four samples
         "ballast.metadata.poll.ms=500",
+        // Incremental polls, a whole sweep well inside the tests' waits.
+        "ballast.metadata.poll.sweep.ms=5000",
         "ballast.tick.interval.ms=500",
     };
     s.insert(s.end(), more.begin(), more.end());

@@ -63,6 +63,7 @@ const std::vector<std::string> quick_settings{
     "ballast.metrics.sample.interval.ms=2000",
     "ballast.metrics.window.ms=8000",
     "ballast.metadata.poll.ms=500",
+    "ballast.metadata.poll.sweep.ms=5000",
     "ballast.tick.interval.ms=500",
 };
 
