@@ -1,0 +1,221 @@
+/// The metadata-log observer's CPU at steady state with a million partitions in the log:
+/// a scripted controller in this process (tests/kafka/support/scripted_broker.h, a real
+/// loopback socket) serves a generated `__cluster_metadata` (10,000 TopicRecords and
+/// 1,000,000 PartitionRecords in batches of 1,000, as Kafka's controllers write them), then
+/// answers every Fetch empty after holding it max_wait_ms, as the quorum's leader does when
+/// nothing is new. The figure is the CPU time of the thread that polls
+/// (CLOCK_THREAD_CPUTIME_ID) per second of steady state: the observer's own work; the
+/// scripted controller's thread is left out (the process's is printed too).
+///
+///   build/bench/observer_cpu_bench [--seconds 10] [--max-wait-ms 500]
+///
+/// One JSON line: the catch-up (records, ms, CPU ms) and the steady state (fetches, CPU ms
+/// a second, the share of a core).
+
+#include <time.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "adapters/kafka/metadata_log/metadata_records.h"
+#include "adapters/kafka/metadata_log/observer.h"
+#include "adapters/kafka/metadata_log/record_batch.h"
+#include "adapters/kafka/wire/wire_writer.h"
+#include "tests/kafka/support/scripted_broker.h"
+
+namespace {
+
+using namespace ballast::kafka::metadata_log;
+using ballast::testing::ScriptedBroker;
+namespace wire = ballast::kafka::wire;
+
+constexpr size_t records_per_batch = 1000;
+constexpr int64_t append_time_ms = 1733356800000;
+constexpr int32_t leader_epoch = 5;
+
+double cpu_ms(clockid_t clock) {
+    timespec t{};
+    clock_gettime(clock, &t);
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+Uuid uuid_of(int64_t i) { return Uuid{0x0102030405060708 + i, 0x1112131415161718 ^ i}; }
+
+/// 10,000 topics of 100 partitions, RF 3 over 30 brokers, in chunks of whole batches of at
+/// most `chunk_bytes` (one Fetch answer each). Returns the records' count.
+int64_t generated_log(size_t chunk_bytes, std::vector<std::vector<uint8_t>>& chunks) {
+    std::vector<MetadataRecord> records;
+    for (int64_t topic = 0; topic < 10'000; ++topic) {
+        records.push_back({0, TopicRecord{"topic-" + std::to_string(topic), uuid_of(topic)}});
+        for (int32_t p = 0; p < 100; ++p) {
+            PartitionRecord partition;
+            partition.partition_id = p;
+            partition.topic_id = uuid_of(topic);
+            const int32_t first = (p + static_cast<int32_t>(topic)) % 30;
+            partition.replicas = {first, (first + 1) % 30, (first + 2) % 30};
+            partition.isr = partition.replicas;
+            partition.leader = first;
+            partition.leader_epoch = 3;
+            partition.partition_epoch = 5;
+            records.push_back({2, partition});
+        }
+    }
+    chunks.emplace_back();
+    std::vector<std::vector<uint8_t>> values;
+    for (size_t start = 0; start < records.size(); start += records_per_batch) {
+        const size_t end = std::min(records.size(), start + records_per_batch);
+        values.clear();
+        std::vector<Record> batch_records;
+        for (size_t i = start; i < end; ++i) values.push_back(encode_record(records[i]).value());
+        for (size_t i = start; i < end; ++i) {
+            Record& record = batch_records.emplace_back();
+            record.offset = static_cast<int64_t>(i);
+            record.timestamp_ms = append_time_ms;
+            record.value = Bytes(values[i - start]);
+        }
+        BatchHeader header;
+        header.base_offset = static_cast<int64_t>(start);
+        header.partition_leader_epoch = leader_epoch;
+        header.base_timestamp_ms = append_time_ms;
+        const std::vector<uint8_t> batch = encode_batch(header, batch_records);
+        if (chunks.back().size() + batch.size() > chunk_bytes) chunks.emplace_back();
+        chunks.back().insert(chunks.back().end(), batch.begin(), batch.end());
+    }
+    return static_cast<int64_t>(records.size());
+}
+
+ScriptedBroker::Action api_versions(const ScriptedBroker::Request& request) {
+    wire::Writer out;
+    out.int32(request.correlation_id);
+    out.int16(0);
+    out.array_length(2, true);
+    for (auto [key, min, max] : {std::tuple<int16_t, int16_t, int16_t>{1, 4, 18}, {18, 0, 4}}) {
+        out.int16(key);
+        out.int16(min);
+        out.int16(max);
+        out.tagged_fields(true);
+    }
+    out.int32(0);
+    out.tagged_fields(true);
+    return ScriptedBroker::Action{ScriptedBroker::Action::respond, out.take()};
+}
+
+/// FetchResponse v18 for the metadata partition: `records` (null when empty), the leader.
+ScriptedBroker::Action fetch_answer(const ScriptedBroker::Request& request, int16_t error, int64_t high_watermark,
+                                    const std::vector<uint8_t>* records) {
+    wire::Writer out;
+    out.int32(request.correlation_id);
+    out.tagged_fields(true);
+    out.int32(0);
+    out.int16(0);
+    out.int32(0);
+    out.array_length(1, true);
+    out.uuid(ballast::kafka::wire::messages::metadata_topic_id);
+    out.array_length(1, true);
+    out.int32(0);
+    out.int16(error);
+    out.int64(high_watermark);
+    out.int64(-1);
+    out.int64(0);
+    out.nullable_array_length(std::nullopt, true);
+    out.int32(-1);
+    if (records) {
+        out.bytes(*records, true);
+    } else {
+        out.uvarint(0);
+    }
+    wire::TaggedFields tagged;
+    wire::Writer& leader = tagged.add(1);
+    leader.int32(100);
+    leader.int32(leader_epoch);
+    leader.tagged_fields(true);
+    tagged.write_to(out);
+    out.tagged_fields(true);
+    out.tagged_fields(true);
+    return ScriptedBroker::Action{ScriptedBroker::Action::respond, out.take()};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int seconds = 10;
+    int32_t max_wait_ms = 500;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!std::strcmp(argv[i], "--seconds")) seconds = std::atoi(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--max-wait-ms")) max_wait_ms = std::atoi(argv[i + 1]);
+        else {
+            std::fprintf(stderr, "unknown argument %s\n", argv[i]);
+            return 2;
+        }
+    }
+    ObserverOptions options;
+    options.max_wait_ms = max_wait_ms;
+    std::vector<std::vector<uint8_t>> chunks;
+    const int64_t records = generated_log(static_cast<size_t>(options.max_bytes), chunks);
+
+    std::mutex mutex;
+    size_t fetches = 0;
+    ScriptedBroker controller([&](const ScriptedBroker::Request& request) {
+        if (request.api_key == 18) return api_versions(request);
+        size_t n;
+        {
+            std::lock_guard lock(mutex);
+            n = fetches++;
+        }
+        // First: INVALID_REQUEST, which names the leader's epoch (the observer starts at -1).
+        if (n == 0) return fetch_answer(request, 42, records, nullptr);
+        if (n <= chunks.size()) return fetch_answer(request, 0, records, &chunks[n - 1]);
+        // Nothing new: the leader holds the fetch for max_wait_ms, then answers empty.
+        std::this_thread::sleep_for(std::chrono::milliseconds(max_wait_ms));
+        return fetch_answer(request, 0, records, nullptr);
+    });
+    options.controllers = {{"127.0.0.1", controller.port()}};
+    options.call_timeout_ms = 60'000;
+    MetadataLogObserver observer(options, 0, 0);
+
+    const auto wall = [] { return std::chrono::steady_clock::now(); };
+    const auto catch_up_start = wall();
+    const double catch_up_cpu_start = cpu_ms(CLOCK_THREAD_CPUTIME_ID);
+    int64_t handed_out = 0;
+    while (observer.committed_offset() < records) {
+        ballast::events::Result<PollResult> polled = observer.poll();
+        if (!polled) {
+            std::fprintf(stderr, "poll: %s\n", polled.error().to_string().c_str());
+            return 1;
+        }
+        handed_out += static_cast<int64_t>(polled->entries.size());
+    }
+    const double catch_up_cpu = cpu_ms(CLOCK_THREAD_CPUTIME_ID) - catch_up_cpu_start;
+    const double catch_up_ms = std::chrono::duration<double, std::milli>(wall() - catch_up_start).count();
+
+    const auto steady_start = wall();
+    const double thread_start = cpu_ms(CLOCK_THREAD_CPUTIME_ID);
+    const double process_start = cpu_ms(CLOCK_PROCESS_CPUTIME_ID);
+    int steady_fetches = 0;
+    size_t steady_entries = 0;
+    while (wall() - steady_start < std::chrono::seconds(seconds)) {
+        ballast::events::Result<PollResult> polled = observer.poll();
+        if (!polled) {
+            std::fprintf(stderr, "poll: %s\n", polled.error().to_string().c_str());
+            return 1;
+        }
+        steady_entries += polled->entries.size();
+        steady_fetches++;
+    }
+    const double steady_s = std::chrono::duration<double>(wall() - steady_start).count();
+    const double thread_ms = cpu_ms(CLOCK_THREAD_CPUTIME_ID) - thread_start;
+    const double process_ms = cpu_ms(CLOCK_PROCESS_CPUTIME_ID) - process_start;
+    std::printf(
+        "{\"records\":%lld,\"chunks\":%zu,\"handed_out\":%lld,\"catch_up_ms\":%.0f,\"catch_up_cpu_ms\":%.0f,"
+        "\"max_wait_ms\":%d,\"steady_s\":%.1f,\"steady_fetches\":%d,\"steady_entries\":%zu,"
+        "\"cpu_ms_per_s\":%.3f,\"core_share\":%.6f,\"process_cpu_ms_per_s\":%.3f}\n",
+        static_cast<long long>(records), chunks.size(), static_cast<long long>(handed_out), catch_up_ms, catch_up_cpu,
+        max_wait_ms, steady_s, steady_fetches, steady_entries, thread_ms / steady_s, thread_ms / steady_s / 1000.0,
+        process_ms / steady_s);
+    return 0;
+}
