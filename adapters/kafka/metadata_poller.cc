@@ -51,8 +51,9 @@ size_t partitions_of(const ClusterState& state) {
     return partitions;
 }
 
-/// A page read more than this many times in one poll means the cursor does
-/// not move (a broker bug); the sweep goes on at the next poll.
+/// The most sweep pages one poll asks for, whatever its share: a bound on a
+/// poll's work (2M partitions at Kafka's 2,000 a page) and on a broker whose
+/// cursor would not move. The sweep goes on at the next poll.
 constexpr int sweep_pages_per_poll_max = 1000;
 
 }  // namespace
