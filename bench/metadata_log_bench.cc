@@ -24,37 +24,14 @@
 #include "adapters/kafka/metadata_log/log_decoder.h"
 #include "adapters/kafka/metadata_log/metadata_records.h"
 #include "adapters/kafka/metadata_log/record_batch.h"
+#include "bench/generated_metadata_log.h"
 
 namespace {
 
 using namespace ballast::kafka::metadata_log;
 
-constexpr size_t records_per_batch = 1000;
-constexpr int64_t append_time_ms = 1733356800000;
-
-Uuid uuid_of(int64_t i) { return Uuid{0x0102030405060708 + i, 0x1112131415161718 ^ i}; }
-
-std::vector<MetadataRecord> topics_log() {
-    std::vector<MetadataRecord> records;
-    for (int64_t topic = 0; topic < 1000; ++topic) {
-        records.push_back({0, TopicRecord{"topic-" + std::to_string(topic), uuid_of(topic)}});
-        for (int32_t p = 0; p < 100; ++p) {
-            PartitionRecord partition;
-            partition.partition_id = p;
-            partition.topic_id = uuid_of(topic);
-            const int32_t first = (p + static_cast<int32_t>(topic)) % 30;
-            partition.replicas = {first, (first + 1) % 30, (first + 2) % 30};
-            partition.isr = partition.replicas;
-            partition.leader = first;
-            partition.leader_epoch = 3;
-            partition.partition_epoch = 5;
-            partition.directories = {uuid_of(100 + first), uuid_of(101 + first),
-                                     uuid_of(102 + first)};
-            records.push_back({2, partition});
-        }
-    }
-    return records;
-}
+using ballast::bench::as_log;
+using ballast::bench::uuid_of;
 
 std::vector<MetadataRecord> changes_log() {
     std::vector<MetadataRecord> records;
@@ -95,33 +72,8 @@ std::vector<MetadataRecord> brokers_log() {
     return records;
 }
 
-/// The records as batches of `records_per_batch`, offsets from 0.
-std::vector<uint8_t> as_log(const std::vector<MetadataRecord>& records) {
-    std::vector<uint8_t> log;
-    std::vector<std::vector<uint8_t>> values;
-    for (size_t start = 0; start < records.size(); start += records_per_batch) {
-        const size_t end = std::min(records.size(), start + records_per_batch);
-        values.clear();
-        std::vector<Record> batch_records;
-        for (size_t i = start; i < end; ++i) values.push_back(encode_record(records[i]).value());
-        for (size_t i = start; i < end; ++i) {
-            Record& record = batch_records.emplace_back();
-            record.offset = static_cast<int64_t>(i);
-            record.timestamp_ms = append_time_ms;
-            record.value = Bytes(values[i - start]);
-        }
-        BatchHeader header;
-        header.base_offset = static_cast<int64_t>(start);
-        header.partition_leader_epoch = 1;
-        header.base_timestamp_ms = append_time_ms;
-        const std::vector<uint8_t> batch = encode_batch(header, batch_records);
-        log.insert(log.end(), batch.begin(), batch.end());
-    }
-    return log;
-}
-
 const std::vector<uint8_t>& log_of(int64_t kind) {
-    static const std::vector<uint8_t> logs[3] = {as_log(topics_log()), as_log(changes_log()),
+    static const std::vector<uint8_t> logs[3] = {as_log(ballast::bench::topics_log(1000, 100)), as_log(changes_log()),
                                                  as_log(brokers_log())};
     return logs[kind];
 }

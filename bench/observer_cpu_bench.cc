@@ -26,6 +26,7 @@
 #include "adapters/kafka/metadata_log/observer.h"
 #include "adapters/kafka/metadata_log/record_batch.h"
 #include "adapters/kafka/wire/wire_writer.h"
+#include "bench/generated_metadata_log.h"
 #include "tests/kafka/support/scripted_broker.h"
 
 namespace {
@@ -34,8 +35,6 @@ using namespace ballast::kafka::metadata_log;
 using ballast::testing::ScriptedBroker;
 namespace wire = ballast::kafka::wire;
 
-constexpr size_t records_per_batch = 1000;
-constexpr int64_t append_time_ms = 1733356800000;
 constexpr int32_t leader_epoch = 5;
 
 double cpu_ms(clockid_t clock) {
@@ -44,65 +43,16 @@ double cpu_ms(clockid_t clock) {
     return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
 }
 
-Uuid uuid_of(int64_t i) { return Uuid{0x0102030405060708 + i, 0x1112131415161718 ^ i}; }
-
-/// 10,000 topics of 100 partitions, RF 3 over 30 brokers, in chunks of whole batches of at
-/// most `chunk_bytes` (one Fetch answer each). Returns the records' count.
+/// 10,000 topics of 100 partitions in chunks of whole batches of at most `chunk_bytes`
+/// (one Fetch answer each). Returns the records' count.
 int64_t generated_log(size_t chunk_bytes, std::vector<std::vector<uint8_t>>& chunks) {
-    std::vector<MetadataRecord> records;
-    for (int64_t topic = 0; topic < 10'000; ++topic) {
-        records.push_back({0, TopicRecord{"topic-" + std::to_string(topic), uuid_of(topic)}});
-        for (int32_t p = 0; p < 100; ++p) {
-            PartitionRecord partition;
-            partition.partition_id = p;
-            partition.topic_id = uuid_of(topic);
-            const int32_t first = (p + static_cast<int32_t>(topic)) % 30;
-            partition.replicas = {first, (first + 1) % 30, (first + 2) % 30};
-            partition.isr = partition.replicas;
-            partition.leader = first;
-            partition.leader_epoch = 3;
-            partition.partition_epoch = 5;
-            records.push_back({2, partition});
-        }
-    }
+    const std::vector<MetadataRecord> records = ballast::bench::topics_log(10'000, 100);
     chunks.emplace_back();
-    std::vector<std::vector<uint8_t>> values;
-    for (size_t start = 0; start < records.size(); start += records_per_batch) {
-        const size_t end = std::min(records.size(), start + records_per_batch);
-        values.clear();
-        std::vector<Record> batch_records;
-        for (size_t i = start; i < end; ++i) values.push_back(encode_record(records[i]).value());
-        for (size_t i = start; i < end; ++i) {
-            Record& record = batch_records.emplace_back();
-            record.offset = static_cast<int64_t>(i);
-            record.timestamp_ms = append_time_ms;
-            record.value = Bytes(values[i - start]);
-        }
-        BatchHeader header;
-        header.base_offset = static_cast<int64_t>(start);
-        header.partition_leader_epoch = leader_epoch;
-        header.base_timestamp_ms = append_time_ms;
-        const std::vector<uint8_t> batch = encode_batch(header, batch_records);
+    ballast::bench::for_each_batch(records, leader_epoch, [&](const std::vector<uint8_t>& batch) {
         if (chunks.back().size() + batch.size() > chunk_bytes) chunks.emplace_back();
         chunks.back().insert(chunks.back().end(), batch.begin(), batch.end());
-    }
+    });
     return static_cast<int64_t>(records.size());
-}
-
-ScriptedBroker::Action api_versions(const ScriptedBroker::Request& request) {
-    wire::Writer out;
-    out.int32(request.correlation_id);
-    out.int16(0);
-    out.array_length(2, true);
-    for (auto [key, min, max] : {std::tuple<int16_t, int16_t, int16_t>{1, 4, 18}, {18, 0, 4}}) {
-        out.int16(key);
-        out.int16(min);
-        out.int16(max);
-        out.tagged_fields(true);
-    }
-    out.int32(0);
-    out.tagged_fields(true);
-    return ScriptedBroker::Action{ScriptedBroker::Action::respond, out.take()};
 }
 
 /// FetchResponse v18 for the metadata partition: `records` (null when empty), the leader.
@@ -161,7 +111,7 @@ int main(int argc, char** argv) {
     std::mutex mutex;
     size_t fetches = 0;
     ScriptedBroker controller([&](const ScriptedBroker::Request& request) {
-        if (request.api_key == 18) return api_versions(request);
+        if (request.api_key == 18) return ScriptedBroker::api_versions(request, {{1, 4, 18}, {18, 0, 4}});
         size_t n;
         {
             std::lock_guard lock(mutex);

@@ -1,5 +1,7 @@
 #include "tests/kafka/support/scripted_broker.h"
 
+#include "adapters/kafka/wire/wire_writer.h"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -184,6 +186,22 @@ ScriptedBroker::Action ScriptedBroker::answer(const std::vector<uint8_t>& frame,
     const auto id = static_cast<uint32_t>(request.correlation_id);
     for (int i = 0; i < 4; ++i) action.frame[i] = static_cast<uint8_t>(id >> (24 - 8 * i));
     return action;
+}
+
+ScriptedBroker::Action ScriptedBroker::api_versions(const Request& request, const std::vector<ApiRange>& apis) {
+    ballast::kafka::wire::Writer out;
+    out.int32(request.correlation_id);
+    out.int16(0);
+    out.array_length(apis.size(), true);
+    for (const ApiRange& api : apis) {
+        out.int16(api.key);
+        out.int16(api.min);
+        out.int16(api.max);
+        out.tagged_fields(true);
+    }
+    out.int32(0);  // throttle
+    out.tagged_fields(true);
+    return Action{Action::respond, out.take()};
 }
 
 void ScriptedBroker::serve() {

@@ -71,6 +71,15 @@ public:
     /// `frame` (a vector, correlation id 7) answering `request`: the id patched.
     static Action answer(const std::vector<uint8_t>& frame, const Request& request);
 
+    struct ApiRange {
+        int16_t key = 0;
+        int16_t min = 0;
+        int16_t max = 0;
+    };
+    /// An ApiVersions request (v3+) answered with these versions (response
+    /// header v0, then the flexible body).
+    static Action api_versions(const Request& request, const std::vector<ApiRange>& apis);
+
 private:
     class Stream;
     void serve();

@@ -48,24 +48,6 @@ ScriptedBroker::Action respond(int32_t correlation_id, bool flexible, const std:
     return ScriptedBroker::Action{ScriptedBroker::Action::respond, out.take()};
 }
 
-std::vector<uint8_t> api_versions_body() {
-    Writer out;
-    out.int16(0);
-    const std::vector<std::tuple<int16_t, int16_t, int16_t>> apis = {
-        {api_metadata, 0, 12}, {api_versions_key, 0, 4}, {api_list_reassignments, 0, 0},
-        {api_describe_cluster, 0, 2}, {api_describe_topic_partitions, 0, 0}};
-    out.array_length(apis.size(), true);
-    for (auto [key, min, max] : apis) {
-        out.int16(key);
-        out.int16(min);
-        out.int16(max);
-        out.tagged_fields(true);
-    }
-    out.int32(0);  // throttle
-    out.tagged_fields(true);
-    return out.take();
-}
-
 /// Metadata v12's fields of one partition, and DescribeTopicPartitions v0's.
 void metadata_partition(Writer& out, int32_t index, const ModelPartition& p) {
     out.int16(0);
@@ -175,7 +157,12 @@ ScriptedBroker::Action ScriptedCluster::handle(const ScriptedBroker::Request& re
     _requests[request.api_key]++;
     const int32_t id = request.correlation_id;
     switch (request.api_key) {
-        case api_versions_key: return respond(id, false, api_versions_body());
+        case api_versions_key:
+            return ScriptedBroker::api_versions(request, {{api_metadata, 0, 12},
+                                                          {api_versions_key, 0, 4},
+                                                          {api_list_reassignments, 0, 0},
+                                                          {api_describe_cluster, 0, 2},
+                                                          {api_describe_topic_partitions, 0, 0}});
         case api_metadata: {
             Reader reader = body_of(request);
             const std::optional<size_t> count = reader.nullable_array_length("topics", true);
