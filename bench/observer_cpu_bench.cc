@@ -1,6 +1,6 @@
 /// The metadata-log observer's CPU at steady state with a million partitions in the log:
-/// a scripted controller in this process (tests/kafka/support/scripted_broker.h, a real
-/// loopback socket) serves a generated `__cluster_metadata` (10,000 TopicRecords and
+/// a scripted controller in this process (tests/kafka/unit/scripted_controller.h's answers on
+/// a real loopback socket) serves a generated `__cluster_metadata` (10,000 TopicRecords and
 /// 1,000,000 PartitionRecords in batches of 1,000, as Kafka's controllers write them), then
 /// answers every Fetch empty after holding it max_wait_ms, as the quorum's leader does when
 /// nothing is new. The figure is the CPU time of the thread that polls
@@ -12,6 +12,7 @@
 /// One JSON line: the catch-up (records, ms, CPU ms) and the steady state (fetches, CPU ms
 /// a second, the share of a core).
 
+#include <gtest/gtest.h>  // scripted_controller.h checks what it encodes with gtest
 #include <time.h>
 
 #include <chrono>
@@ -25,15 +26,14 @@
 #include "adapters/kafka/metadata_log/metadata_records.h"
 #include "adapters/kafka/metadata_log/observer.h"
 #include "adapters/kafka/metadata_log/record_batch.h"
-#include "adapters/kafka/wire/wire_writer.h"
 #include "bench/generated_metadata_log.h"
+#include "tests/kafka/unit/scripted_controller.h"
 #include "tests/kafka/support/scripted_broker.h"
 
 namespace {
 
 using namespace ballast::kafka::metadata_log;
 using ballast::testing::ScriptedBroker;
-namespace wire = ballast::kafka::wire;
 
 constexpr int32_t leader_epoch = 5;
 
@@ -53,41 +53,6 @@ int64_t generated_log(size_t chunk_bytes, std::vector<std::vector<uint8_t>>& chu
         chunks.back().insert(chunks.back().end(), batch.begin(), batch.end());
     });
     return static_cast<int64_t>(records.size());
-}
-
-/// FetchResponse v18 for the metadata partition: `records` (null when empty), the leader.
-ScriptedBroker::Action fetch_answer(const ScriptedBroker::Request& request, int16_t error, int64_t high_watermark,
-                                    const std::vector<uint8_t>* records) {
-    wire::Writer out;
-    out.int32(request.correlation_id);
-    out.tagged_fields(true);
-    out.int32(0);
-    out.int16(0);
-    out.int32(0);
-    out.array_length(1, true);
-    out.uuid(ballast::kafka::wire::messages::metadata_topic_id);
-    out.array_length(1, true);
-    out.int32(0);
-    out.int16(error);
-    out.int64(high_watermark);
-    out.int64(-1);
-    out.int64(0);
-    out.nullable_array_length(std::nullopt, true);
-    out.int32(-1);
-    if (records) {
-        out.bytes(*records, true);
-    } else {
-        out.uvarint(0);
-    }
-    wire::TaggedFields tagged;
-    wire::Writer& leader = tagged.add(1);
-    leader.int32(100);
-    leader.int32(leader_epoch);
-    leader.tagged_fields(true);
-    tagged.write_to(out);
-    out.tagged_fields(true);
-    out.tagged_fields(true);
-    return ScriptedBroker::Action{ScriptedBroker::Action::respond, out.take()};
 }
 
 }  // namespace
@@ -111,18 +76,23 @@ int main(int argc, char** argv) {
     std::mutex mutex;
     size_t fetches = 0;
     ScriptedBroker controller([&](const ScriptedBroker::Request& request) {
-        if (request.api_key == 18) return ScriptedBroker::api_versions(request, {{1, 4, 18}, {18, 0, 4}});
+        if (request.api_key == 18) return api_versions(request);
         size_t n;
         {
             std::lock_guard lock(mutex);
             n = fetches++;
         }
         // First: INVALID_REQUEST, which names the leader's epoch (the observer starts at -1).
-        if (n == 0) return fetch_answer(request, 42, records, nullptr);
-        if (n <= chunks.size()) return fetch_answer(request, 0, records, &chunks[n - 1]);
+        if (n == 0) return fetch_answer(request, answer([&](Answer& a) { a.error = 42; a.high_watermark = records; }));
+        if (n <= chunks.size()) {
+            return fetch_answer(request, answer([&](Answer& a) {
+                                    a.high_watermark = records;
+                                    a.batches = chunks[n - 1];
+                                }));
+        }
         // Nothing new: the leader holds the fetch for max_wait_ms, then answers empty.
         std::this_thread::sleep_for(std::chrono::milliseconds(max_wait_ms));
-        return fetch_answer(request, 0, records, nullptr);
+        return fetch_answer(request, answer([&](Answer& a) { a.high_watermark = records; }));
     });
     options.controllers = {{"127.0.0.1", controller.port()}};
     options.call_timeout_ms = 60'000;
