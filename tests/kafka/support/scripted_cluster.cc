@@ -48,25 +48,25 @@ ScriptedBroker::Action respond(int32_t correlation_id, bool flexible, const std:
     return ScriptedBroker::Action{ScriptedBroker::Action::respond, out.take()};
 }
 
-/// Metadata v12's fields of one partition, and DescribeTopicPartitions v0's.
-void metadata_partition(Writer& out, int32_t index, const ModelPartition& p) {
+/// The fields Metadata v12 and DescribeTopicPartitions v0 both begin a partition with.
+void partition_head(Writer& out, int32_t index, const ModelPartition& p) {
     out.int16(0);
     out.int32(index);
     out.int32(p.leader);
     out.int32(p.leader_epoch);
     out.int32_array(p.replicas, true);
     out.int32_array(p.isr, true);
+}
+
+/// Metadata v12's fields of one partition, and DescribeTopicPartitions v0's.
+void metadata_partition(Writer& out, int32_t index, const ModelPartition& p) {
+    partition_head(out, index, p);
     out.int32_array({}, true);  // offline
     out.tagged_fields(true);
 }
 
 void described_partition(Writer& out, int32_t index, const ModelPartition& p) {
-    out.int16(0);
-    out.int32(index);
-    out.int32(p.leader);
-    out.int32(p.leader_epoch);
-    out.int32_array(p.replicas, true);
-    out.int32_array(p.isr, true);
+    partition_head(out, index, p);
     out.nullable_array_length(std::nullopt, true);  // eligible leader replicas
     out.nullable_array_length(std::nullopt, true);  // last known ELR
     out.int32_array({}, true);                      // offline
