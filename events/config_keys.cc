@@ -268,8 +268,9 @@ std::vector<KeySpec> make_config_keys() {
         at_start(choice_key("ballast.metadata.source", "auto", {"auto", "kraft", "poll"},
                             "Where `ballast run` learns the cluster's metadata: kraft (KRaft's metadata log, "
                             "fetched from the controllers given by --bootstrap-controller, with the brokers' "
-                            "kafka.* security; each event carries its log offset), poll (Metadata, "
-                            "DescribeCluster and ListPartitionReassignments every ballast.metadata.poll.ms), "
+                            "kafka.* security; each event carries its log offset), poll (DescribeCluster, "
+                            "ListPartitionReassignments and metadata every ballast.metadata.poll.ms, every "
+                            "partition once a ballast.metadata.poll.sweep.ms), "
                             "or auto: kraft when --bootstrap-controller is given, else poll. A controller "
                             "that cannot be read at start falls back to poll with a warning.")),
         at_start(int_key(int64, "ballast.metadata.poll.sweep.ms", "60000", 0, one_day_ms,
