@@ -119,7 +119,7 @@ private:
 };
 
 void write_action(Writer& w, const events::Action& action) {
-    events::Event wrapper{0, 0, events::Source::engine, events::ActionsPlanned{0, 0, {action}, {}, {}, {}}};
+    events::Event wrapper{0, 0, events::Source::engine, events::ActionsPlanned{0, 0, {action}, {}, {}, {}, {}}};
     const std::vector<uint8_t> bytes = events::encode(wrapper);
     w.raw<uint32_t>(static_cast<uint32_t>(bytes.size()));
     w.bytes(bytes.data(), bytes.size());

@@ -329,7 +329,7 @@ Body decode_body(const fb::Event& e) {
         }
         case fb::Body::ActionsPlanned: {
             const auto* b = e.body_as_ActionsPlanned();
-            ActionsPlanned out{b->round(), b->barrier_seq(), {}, {}, {}, {}};
+            ActionsPlanned out{b->round(), b->barrier_seq(), {}, {}, {}, {}, {}};
             if (b->actions()) {
                 out.actions.reserve(b->actions()->size());
                 for (const fb::Action* a : *b->actions()) out.actions.push_back(decode_action(a));

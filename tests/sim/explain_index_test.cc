@@ -116,7 +116,9 @@ Census expect_answers_as_replay(const std::string& path, uint64_t to = UINT64_MA
         if (!indexed.ok() || !replayed.ok()) continue;
         EXPECT_EQ(indexed->text, replayed->text);
         EXPECT_EQ(indexed->how.rfind(how_prefix, 0), 0u) << indexed->how;
-        if (how_prefix == "partition index") EXPECT_LT(indexed->events_read, source->journal->event_count());
+        if (how_prefix == "partition index") {
+            EXPECT_LT(indexed->events_read, source->journal->event_count());
+        }
     }
     return names;
 }

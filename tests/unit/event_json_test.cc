@@ -108,7 +108,7 @@ TEST(EventToJson, SwapFieldsSetOnAMoveSurviveTheRoundTrip) {
     move.partition = 3;
     move.swap_topic = "set-by-hand";
     move.swap_partition = 9;
-    const Event planned{5, 6, Source::engine, events::ActionsPlanned{1, 4, {move}, {}, {}, {}}};
+    const Event planned{5, 6, Source::engine, events::ActionsPlanned{1, 4, {move}, {}, {}, {}, {}}};
     events::Result<Event> back = event_from_json(events::to_json(planned));
     ASSERT_TRUE(back.ok()) << back.error().to_string();
     EXPECT_EQ(*back, planned);
@@ -156,7 +156,7 @@ TEST(EventToJson, NonSwapActionsLeaveOutTheSwapFields) {
     leader.replicas_before = {3, 1, 2};
     leader.replicas_after = {1, 3, 2};
     leader.goal = "leader_distribution";
-    const Event planned{14, 5, Source::engine, events::ActionsPlanned{42, 13, {leader}, {}, {}, {}}};
+    const Event planned{14, 5, Source::engine, events::ActionsPlanned{42, 13, {leader}, {}, {}, {}, {}}};
     EXPECT_EQ(events::to_json(planned),
               R"({"seq":14,"time_ms":5,"source":"engine","type":"actions_planned","round":42,"barrier_seq":13,)"
               R"("actions":[{"action_id":9003,"kind":"leader","topic":"orders","partition":3,)"

@@ -172,7 +172,9 @@ TEST(IncrementalMetadataPoll, ReportsWhatAFullPollReportsInTheSameOrder) {
         cluster.edit(changes[i]);
         twin.edit(changes[i]);
         const std::vector<std::string> by_full = lines(full.poll());
-        if (i != 5) EXPECT_FALSE(by_full.empty());  // a move that starts changes no report
+        if (i != 5) {
+            EXPECT_FALSE(by_full.empty());  // a move that starts changes no report
+        }
         const std::vector<std::string> by_incremental = lines(incremental.poll(polls_per_sweep));
         EXPECT_EQ(by_incremental, by_full) << first_difference(by_incremental, by_full);
     }
