@@ -17,9 +17,12 @@
 #include "adapters/kafka/wire/messages/elect_leaders.h"
 #include "adapters/kafka/wire/messages/fetch.h"
 #include "adapters/kafka/wire/messages/fetch_snapshot.h"
+#include "adapters/kafka/wire/messages/find_coordinator.h"
+#include "adapters/kafka/wire/messages/list_groups.h"
 #include "adapters/kafka/wire/messages/list_offsets.h"
 #include "adapters/kafka/wire/messages/list_partition_reassignments.h"
 #include "adapters/kafka/wire/messages/metadata.h"
+#include "adapters/kafka/wire/messages/offset_fetch.h"
 #include "adapters/kafka/wire/protocol_api.h"
 #include "adapters/kafka/wire/protocol_header.h"
 #include "adapters/kafka/wire/response_errors.h"
@@ -123,6 +126,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         case ApiKey::describe_topic_partitions:
             decode_body<DescribeTopicPartitions>(body, version,
                                                  [](const DescribeTopicPartitionsResponse&) { return Status(); });
+            break;
+        case ApiKey::list_groups:
+            decode_body<ListGroups>(body, version, [](const ListGroupsResponse&) { return Status(); });
+            break;
+        case ApiKey::find_coordinator:
+            decode_body<FindCoordinator>(body, version, [](const FindCoordinatorResponse&) { return Status(); });
+            break;
+        case ApiKey::offset_fetch:
+            decode_body<OffsetFetch>(body, version, [](const OffsetFetchResponse&) { return Status(); });
             break;
     }
     return 0;

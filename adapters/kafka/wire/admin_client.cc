@@ -226,6 +226,29 @@ Result<messages::DescribeLogDirsResponse> AdminClient::describe_log_dirs(
     return (*connection)->call<messages::DescribeLogDirs>(request, deadline);
 }
 
+Result<messages::ListGroupsResponse> AdminClient::list_groups(int32_t broker_id,
+                                                              const messages::ListGroupsRequest& request,
+                                                              int64_t timeout_ms) {
+    const Deadline deadline = Deadline::after_ms(timeout_ms);
+    Result<BrokerConnection*> connection = open_broker(broker_id, deadline);
+    if (!connection.ok()) return connection.error();
+    return (*connection)->call<messages::ListGroups>(request, deadline);
+}
+
+Result<messages::FindCoordinatorResponse> AdminClient::find_coordinator(
+    const messages::FindCoordinatorRequest& request, int64_t timeout_ms) {
+    return call_any<messages::FindCoordinator>(request, Deadline::after_ms(timeout_ms));
+}
+
+Result<messages::OffsetFetchResponse> AdminClient::offset_fetch(int32_t broker_id,
+                                                                const messages::OffsetFetchRequest& request,
+                                                                int64_t timeout_ms) {
+    const Deadline deadline = Deadline::after_ms(timeout_ms);
+    Result<BrokerConnection*> connection = open_broker(broker_id, deadline);
+    if (!connection.ok()) return connection.error();
+    return (*connection)->call<messages::OffsetFetch>(request, deadline);
+}
+
 std::string AdminClient::missing_acl(ApiKey api, int16_t code, const std::string& topic) const {
     std::string servers;
     for (const BrokerAddress& b : _options.bootstrap_servers) {

@@ -31,7 +31,10 @@
 #include "adapters/kafka/wire/messages/describe_log_dirs.h"
 #include "adapters/kafka/wire/messages/elect_leaders.h"
 #include "adapters/kafka/wire/messages/list_offsets.h"
+#include "adapters/kafka/wire/messages/find_coordinator.h"
+#include "adapters/kafka/wire/messages/list_groups.h"
 #include "adapters/kafka/wire/messages/list_partition_reassignments.h"
+#include "adapters/kafka/wire/messages/offset_fetch.h"
 #include "adapters/kafka/wire/messages/metadata.h"
 
 namespace ballast::kafka::wire {
@@ -86,6 +89,20 @@ public:
     Result<messages::DescribeLogDirsResponse> describe_log_dirs(int32_t broker_id,
                                                       const messages::DescribeLogDirsRequest& request,
                                                       int64_t timeout_ms);
+
+    /// The groups broker `broker_id` coordinates: a cluster's groups are the
+    /// union of every broker's answer.
+    Result<messages::ListGroupsResponse> list_groups(int32_t broker_id, const messages::ListGroupsRequest& request,
+                                                     int64_t timeout_ms);
+
+    /// Each key's coordinator, from any broker.
+    Result<messages::FindCoordinatorResponse> find_coordinator(const messages::FindCoordinatorRequest& request,
+                                                               int64_t timeout_ms);
+
+    /// Asks broker `broker_id`, which must coordinate the groups asked
+    /// (another answers NOT_COORDINATOR for each).
+    Result<messages::OffsetFetchResponse> offset_fetch(int32_t broker_id, const messages::OffsetFetchRequest& request,
+                                                       int64_t timeout_ms);
 
     /// The connection cluster-wide calls use, opening one if needed (tests
     /// read the negotiated versions from it).

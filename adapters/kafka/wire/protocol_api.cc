@@ -29,6 +29,12 @@ constexpr ApiSpec specs[] = {
     // The snapshot a Fetch answer names when its position is older than the log start.
     {ApiKey::fetch_snapshot, "FetchSnapshot", {0, 1}, 0},
     {ApiKey::describe_topic_partitions, "DescribeTopicPartitions", {0, 0}, 0},
+    // The sampler's consumer traffic: groups, their coordinators, their committed offsets.
+    // ListGroups and FindCoordinator from their first flexible (batched) version; OffsetFetch
+    // from v8, the first that asks many groups at once, up to the last by topic name.
+    {ApiKey::list_groups, "ListGroups", {3, 5}, 3},
+    {ApiKey::find_coordinator, "FindCoordinator", {4, 6}, 3},
+    {ApiKey::offset_fetch, "OffsetFetch", {8, 9}, 6},
 };
 
 }  // namespace

@@ -16,6 +16,9 @@ namespace error_codes {
 inline constexpr int16_t none = 0;
 inline constexpr int16_t unknown_topic_or_partition = 3;
 inline constexpr int16_t request_timed_out = 7;
+inline constexpr int16_t coordinator_load_in_progress = 14;
+inline constexpr int16_t coordinator_not_available = 15;
+inline constexpr int16_t not_coordinator = 16;
 inline constexpr int16_t topic_authorization_failed = 29;
 inline constexpr int16_t group_authorization_failed = 30;
 inline constexpr int16_t cluster_authorization_failed = 31;
@@ -25,6 +28,7 @@ inline constexpr int16_t not_controller = 41;
 inline constexpr int16_t invalid_replica_assignment = 39;
 inline constexpr int16_t unsupported_version = 35;
 inline constexpr int16_t sasl_authentication_failed = 58;
+inline constexpr int16_t group_id_not_found = 69;
 inline constexpr int16_t election_not_needed = 84;
 inline constexpr int16_t no_reassignment_in_progress = 85;
 inline constexpr int16_t preferred_leader_not_available = 80;

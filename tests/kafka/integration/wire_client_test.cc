@@ -299,6 +299,52 @@ TEST_F(KafkaCluster, EveryVersionOfEveryRequestRoundTrips) {
                     EXPECT_FALSE(second->next_cursor.has_value());
                     break;
                 }
+                case ApiKey::list_groups: {
+                    // Each broker lists the groups it coordinates; none is made here.
+                    ListGroupsRequest request;
+                    if (v >= 4) request.states_filter = {"Stable"};
+                    auto listed = admin.list_groups(1, request, call_timeout_ms);
+                    ASSERT_TRUE(listed.ok()) << listed.error().to_string();
+                    EXPECT_TRUE(listed->error.ok()) << listed->error.to_string();
+                    break;
+                }
+                case ApiKey::find_coordinator: {
+                    FindCoordinatorRequest request;
+                    request.coordinator_keys = {"ballast-it-wire-a", "ballast-it-wire-b"};
+                    auto found = admin.find_coordinator(request, call_timeout_ms);
+                    ASSERT_TRUE(found.ok()) << found.error().to_string();
+                    ASSERT_EQ(found->coordinators.size(), 2u);
+                    for (const Coordinator& coordinator : found->coordinators) {
+                        EXPECT_TRUE(coordinator.error.ok()) << coordinator.error.to_string();
+                        EXPECT_GE(coordinator.node_id, 1);
+                        EXPECT_LE(coordinator.node_id, 3);
+                    }
+                    break;
+                }
+                case ApiKey::offset_fetch: {
+                    // A group that never committed, asked of its coordinator: no offsets;
+                    // asked of every broker, the others say NOT_COORDINATOR.
+                    FindCoordinatorRequest find;
+                    find.coordinator_keys = {"ballast-it-wire-a"};
+                    auto found = admin.find_coordinator(find, call_timeout_ms);
+                    ASSERT_TRUE(found.ok()) << found.error().to_string();
+                    const int32_t coordinator = found->coordinators.at(0).node_id;
+                    OffsetFetchRequest request;
+                    request.groups.push_back({"ballast-it-wire-a", std::nullopt, -1, std::nullopt});
+                    for (int32_t broker_id = 1; broker_id <= 3; ++broker_id) {
+                        auto fetched = admin.offset_fetch(broker_id, request, call_timeout_ms);
+                        ASSERT_TRUE(fetched.ok()) << fetched.error().to_string();
+                        ASSERT_EQ(fetched->groups.size(), 1u);
+                        EXPECT_EQ(fetched->groups[0].group_id, "ballast-it-wire-a");
+                        EXPECT_TRUE(fetched->groups[0].topics.empty());
+                        if (broker_id == coordinator) {
+                            EXPECT_NE(fetched->groups[0].error.code, error_codes::not_coordinator);
+                        } else {
+                            EXPECT_EQ(fetched->groups[0].error.code, error_codes::not_coordinator);
+                        }
+                    }
+                    break;
+                }
                 case ApiKey::fetch_snapshot:  // not listed by brokers: the controller's alone
                 case ApiKey::fetch:
                     // For KRaft's metadata log alone: kafka_metadata_log_it fetches it from

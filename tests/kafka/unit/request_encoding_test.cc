@@ -10,7 +10,10 @@
 #include "adapters/kafka/wire/messages/describe_log_dirs.h"
 #include "adapters/kafka/wire/messages/elect_leaders.h"
 #include "adapters/kafka/wire/messages/list_offsets.h"
+#include "adapters/kafka/wire/messages/find_coordinator.h"
+#include "adapters/kafka/wire/messages/list_groups.h"
 #include "adapters/kafka/wire/messages/list_partition_reassignments.h"
+#include "adapters/kafka/wire/messages/offset_fetch.h"
 #include "adapters/kafka/wire/messages/metadata.h"
 #include "adapters/kafka/wire/protocol_header.h"
 #include "adapters/kafka/wire/messages/sasl_authenticate.h"
@@ -102,6 +105,42 @@ TEST(RequestEncoding, ListPartitionReassignmentsAllAndSome) {
     some.topics = std::vector<TopicPartitions>{{"orders", {0, 1}}};
     EXPECT_FRAME("request.list_partition_reassignments.some.v0",
                  encode_frame<ListPartitionReassignments>(some, 0));
+}
+
+TEST(RequestEncoding, ListGroupsEveryVersionAndFiltersItCannotCarry) {
+    ListGroupsRequest request;
+    EXPECT_FRAME("request.list_groups.v3", encode_frame<ListGroups>(request, 3));
+    request.states_filter = {"Stable", "Empty"};
+    EXPECT_FRAME("request.list_groups.v4", encode_frame<ListGroups>(request, 4));
+    request.types_filter = {"classic", "consumer"};
+    EXPECT_FRAME("request.list_groups.v5", encode_frame<ListGroups>(request, 5));
+    Writer writer;
+    Status refused = ListGroups::encode(request, 4, writer);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("filter by type"), std::string::npos);
+}
+
+TEST(RequestEncoding, FindCoordinatorEveryVersion) {
+    FindCoordinatorRequest request;
+    request.coordinator_keys = {"billing", "audit"};
+    for (int16_t v = 4; v <= 6; ++v) {
+        EXPECT_FRAME("request.find_coordinator.v" + std::to_string(v),
+                     encode_frame<FindCoordinator>(request, v));
+    }
+}
+
+TEST(RequestEncoding, OffsetFetchManyGroupsEveryVersion) {
+    OffsetFetchRequest request;
+    request.groups.push_back({"billing", std::nullopt, -1, std::nullopt});
+    request.groups.push_back({"audit", std::nullopt, -1, std::vector<TopicPartitions>{{"orders", {0, 1}}}});
+    for (int16_t v = 8; v <= 9; ++v) {
+        EXPECT_FRAME("request.offset_fetch.v" + std::to_string(v), encode_frame<OffsetFetch>(request, v));
+    }
+    request.groups[0].member_epoch = 5;
+    Writer writer;
+    Status refused = OffsetFetch::encode(request, 8, writer);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("'billing'"), std::string::npos);
 }
 
 TEST(RequestEncoding, ElectLeadersEveryVersion) {

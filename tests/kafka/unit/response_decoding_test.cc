@@ -16,9 +16,12 @@
 #include "adapters/kafka/wire/messages/elect_leaders.h"
 #include "adapters/kafka/wire/messages/fetch.h"
 #include "adapters/kafka/wire/messages/fetch_snapshot.h"
+#include "adapters/kafka/wire/messages/find_coordinator.h"
+#include "adapters/kafka/wire/messages/list_groups.h"
 #include "adapters/kafka/wire/messages/list_offsets.h"
 #include "adapters/kafka/wire/messages/list_partition_reassignments.h"
 #include "adapters/kafka/wire/messages/metadata.h"
+#include "adapters/kafka/wire/messages/offset_fetch.h"
 #include "adapters/kafka/wire/protocol_header.h"
 #include "adapters/kafka/wire/messages/sasl_authenticate.h"
 #include "adapters/kafka/wire/messages/sasl_handshake.h"
@@ -313,6 +316,57 @@ TEST(ResponseDecoding, ListOffsetsEveryVersion) {
 
 // ------------------------------------------------------------------ damaged input
 
+TEST(ResponseDecoding, ListGroupsEveryVersion) {
+    for (int16_t v = 3; v <= 5; ++v) {
+        SCOPED_TRACE("v" + std::to_string(v));
+        const ListGroupsResponse response =
+            decode_vector<ListGroups>("response.list_groups.v" + std::to_string(v), v);
+        EXPECT_EQ(response.throttle_time_ms, 3);
+        EXPECT_TRUE(response.error.ok());
+        const std::vector<ListedGroup> expected{
+            {"billing", "consumer", v >= 4 ? "Stable" : "", v >= 5 ? "consumer" : ""},
+            {"audit", "", v >= 4 ? "Empty" : "", v >= 5 ? "classic" : ""}};
+        EXPECT_EQ(response.groups, expected);
+    }
+    const ListGroupsResponse refused = decode_vector<ListGroups>("response.list_groups.error.v5", 5);
+    EXPECT_EQ(refused.error.code, error_codes::coordinator_not_available);
+    EXPECT_TRUE(refused.groups.empty());
+}
+
+TEST(ResponseDecoding, FindCoordinatorEveryVersionWithAKeyRefused) {
+    for (int16_t v = 4; v <= 6; ++v) {
+        SCOPED_TRACE("v" + std::to_string(v));
+        const FindCoordinatorResponse response =
+            decode_vector<FindCoordinator>("response.find_coordinator.v" + std::to_string(v), v);
+        ASSERT_EQ(response.coordinators.size(), 2u);
+        EXPECT_EQ(response.coordinators[0], (Coordinator{"billing", 2, "broker-2", 9092, {}}));
+        EXPECT_EQ(response.coordinators[1].key, "audit");
+        EXPECT_EQ(response.coordinators[1].node_id, -1);
+        EXPECT_EQ(response.coordinators[1].error.code, error_codes::coordinator_not_available);
+        EXPECT_EQ(response.coordinators[1].error.message, "The coordinator is not available.");
+    }
+}
+
+TEST(ResponseDecoding, OffsetFetchManyGroupsEveryVersion) {
+    for (int16_t v = 8; v <= 9; ++v) {
+        SCOPED_TRACE("v" + std::to_string(v));
+        const OffsetFetchResponse response =
+            decode_vector<OffsetFetch>("response.offset_fetch.v" + std::to_string(v), v);
+        EXPECT_EQ(response.throttle_time_ms, 1);
+        ASSERT_EQ(response.groups.size(), 2u);
+        const OffsetFetchGroup& billing = response.groups[0];
+        EXPECT_EQ(billing.group_id, "billing");
+        EXPECT_TRUE(billing.error.ok());
+        const std::vector<OffsetFetchTopic> expected{
+            {"orders", {{0, 1234, 3, std::string(""), {}}, {1, -1, -1, std::nullopt, {}}}},
+            {"payments", {{4, 99, 0, std::string("m"), {}}}}};
+        EXPECT_EQ(billing.topics, expected);
+        EXPECT_EQ(response.groups[1].group_id, "audit");
+        EXPECT_EQ(response.groups[1].error.code, error_codes::not_coordinator);
+        EXPECT_TRUE(response.groups[1].topics.empty());
+    }
+}
+
 struct Case {
     std::string vector;
     ApiKey key;
@@ -338,6 +392,9 @@ std::vector<Case> response_cases() {
         if (name.find(".fetch.") != std::string::npos) key = ApiKey::fetch;
         if (name.find(".fetch_snapshot.") != std::string::npos) key = ApiKey::fetch_snapshot;
         if (name.find(".describe_topic_partitions") != std::string::npos) key = ApiKey::describe_topic_partitions;
+        if (name.find(".list_groups") != std::string::npos) key = ApiKey::list_groups;
+        if (name.find(".find_coordinator") != std::string::npos) key = ApiKey::find_coordinator;
+        if (name.find(".offset_fetch") != std::string::npos) key = ApiKey::offset_fetch;
         cases.push_back({name, key, version});
     }
     return cases;
@@ -362,6 +419,9 @@ Status decode_any(ApiKey key, std::span<const uint8_t> frame, int16_t version) {
         case ApiKey::fetch_snapshot: return decode_frame<FetchSnapshot>(frame, version).status();
         case ApiKey::describe_topic_partitions:
             return decode_frame<DescribeTopicPartitions>(frame, version).status();
+        case ApiKey::list_groups: return decode_frame<ListGroups>(frame, version).status();
+        case ApiKey::find_coordinator: return decode_frame<FindCoordinator>(frame, version).status();
+        case ApiKey::offset_fetch: return decode_frame<OffsetFetch>(frame, version).status();
     }
     return Status();
 }

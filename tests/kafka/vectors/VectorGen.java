@@ -38,12 +38,18 @@ import org.apache.kafka.common.message.DescribeTopicPartitionsRequestData;
 import org.apache.kafka.common.message.DescribeTopicPartitionsResponseData;
 import org.apache.kafka.common.message.ElectLeadersRequestData;
 import org.apache.kafka.common.message.ElectLeadersResponseData;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.message.ListGroupsRequestData;
+import org.apache.kafka.common.message.ListGroupsResponseData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.message.ListPartitionReassignmentsRequestData;
 import org.apache.kafka.common.message.ListPartitionReassignmentsResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.message.SaslAuthenticateRequestData;
@@ -503,6 +509,75 @@ public class VectorGen {
                 .setNextCursor(null));
     }
 
+    // ------------------------------------------------------------------ consumer groups
+
+    // ListGroups, FindCoordinator (batched, key type 0: groups) and OffsetFetch (many groups
+    // at once), the sampler's estimate of consumer traffic.
+    static void consumerGroups() {
+        for (int v = 3; v <= 5; v++) {
+            ListGroupsRequestData data = new ListGroupsRequestData();
+            if (v >= 4) data.setStatesFilter(List.of("Stable", "Empty"));
+            if (v >= 5) data.setTypesFilter(List.of("classic", "consumer"));
+            request("list_groups", ApiKeys.LIST_GROUPS, v, data);
+        }
+        for (int v = 3; v <= 5; v++) {
+            List<ListGroupsResponseData.ListedGroup> groups = List.of(
+                new ListGroupsResponseData.ListedGroup().setGroupId("billing")
+                    .setProtocolType("consumer").setGroupState("Stable").setGroupType("consumer"),
+                new ListGroupsResponseData.ListedGroup().setGroupId("audit")
+                    .setProtocolType("").setGroupState("Empty").setGroupType("classic"));
+            response("list_groups", ApiKeys.LIST_GROUPS, v, new ListGroupsResponseData()
+                .setThrottleTimeMs(3).setErrorCode((short) 0).setGroups(groups));
+        }
+        response("list_groups.error", ApiKeys.LIST_GROUPS, 5, new ListGroupsResponseData()
+            .setErrorCode((short) 15).setGroups(List.of()));
+
+        for (int v = 4; v <= 6; v++) {
+            request("find_coordinator", ApiKeys.FIND_COORDINATOR, v, new FindCoordinatorRequestData()
+                .setKeyType((byte) 0).setCoordinatorKeys(List.of("billing", "audit")));
+            response("find_coordinator", ApiKeys.FIND_COORDINATOR, v, new FindCoordinatorResponseData()
+                .setThrottleTimeMs(0).setCoordinators(List.of(
+                    new FindCoordinatorResponseData.Coordinator().setKey("billing").setNodeId(2)
+                        .setHost("broker-2").setPort(9092).setErrorCode((short) 0).setErrorMessage(null),
+                    new FindCoordinatorResponseData.Coordinator().setKey("audit").setNodeId(-1)
+                        .setHost("").setPort(-1).setErrorCode((short) 15)
+                        .setErrorMessage("The coordinator is not available."))));
+        }
+
+        for (int v = 8; v <= 9; v++) {
+            OffsetFetchRequestData.OffsetFetchRequestGroup billing =
+                new OffsetFetchRequestData.OffsetFetchRequestGroup().setGroupId("billing").setTopics(null);
+            OffsetFetchRequestData.OffsetFetchRequestGroup audit =
+                new OffsetFetchRequestData.OffsetFetchRequestGroup().setGroupId("audit").setTopics(List.of(
+                    new OffsetFetchRequestData.OffsetFetchRequestTopics().setName("orders")
+                        .setPartitionIndexes(List.of(0, 1))));
+            request("offset_fetch", ApiKeys.OFFSET_FETCH, v, new OffsetFetchRequestData()
+                .setGroups(List.of(billing, audit)).setRequireStable(false));
+
+            OffsetFetchResponseData.OffsetFetchResponseGroup billingAnswer =
+                new OffsetFetchResponseData.OffsetFetchResponseGroup().setGroupId("billing")
+                    .setErrorCode((short) 0).setTopics(List.of(
+                        new OffsetFetchResponseData.OffsetFetchResponseTopics().setName("orders")
+                            .setPartitions(List.of(
+                                new OffsetFetchResponseData.OffsetFetchResponsePartitions()
+                                    .setPartitionIndex(0).setCommittedOffset(1234L)
+                                    .setCommittedLeaderEpoch(3).setMetadata("").setErrorCode((short) 0),
+                                new OffsetFetchResponseData.OffsetFetchResponsePartitions()
+                                    .setPartitionIndex(1).setCommittedOffset(-1L)
+                                    .setCommittedLeaderEpoch(-1).setMetadata(null).setErrorCode((short) 0))),
+                        new OffsetFetchResponseData.OffsetFetchResponseTopics().setName("payments")
+                            .setPartitions(List.of(
+                                new OffsetFetchResponseData.OffsetFetchResponsePartitions()
+                                    .setPartitionIndex(4).setCommittedOffset(99L)
+                                    .setCommittedLeaderEpoch(0).setMetadata("m").setErrorCode((short) 0)))));
+            OffsetFetchResponseData.OffsetFetchResponseGroup auditAnswer =
+                new OffsetFetchResponseData.OffsetFetchResponseGroup().setGroupId("audit")
+                    .setErrorCode((short) 16).setTopics(List.of());
+            response("offset_fetch", ApiKeys.OFFSET_FETCH, v, new OffsetFetchResponseData()
+                .setThrottleTimeMs(1).setGroups(List.of(billingAnswer, auditAnswer)));
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         System.out.println("# Kafka wire vectors from kafka-clients " + AppInfoParser.getVersion()
             + "'s message classes. Generated by VectorGen.java; regenerate with"
@@ -513,6 +588,7 @@ public class VectorGen {
         saslResponses();
         metadataAndOffsets();
         scramConversations();
+        consumerGroups();
         MetadataLogVectors.metadataRecords();
         MetadataLogVectors.recordBatches();
         MetadataLogVectors.metadataLogFetch();
