@@ -289,6 +289,10 @@ std::vector<KeySpec> make_config_keys() {
         at_start(int_key(int64, "ballast.metrics.sample.interval.ms", "10000", 100, one_day_ms,
                          "How often metrics are sampled (sampler) or reported from the metrics topics "
                          "(automq, cruise-control).")),
+        at_start(int_key(int64, "ballast.metrics.consumer.interval.ms", "0", 0, one_day_ms,
+                         "How often the sampler reads consumer groups' committed offsets to estimate "
+                         "each partition's bytes out (ListGroups, FindCoordinator, OffsetFetch); "
+                         "0: every sample. Slower saves requests on clusters with many groups.")),
         int_key(int64, "ballast.metrics.window.ms", "300000", 0, one_day_ms,
                 "A partition's load is its samples over this window (aggregated by "
                 "ballast.metrics.window.aggregate), so a burst does not move partitions and a "

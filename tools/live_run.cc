@@ -189,6 +189,7 @@ public:
                 o.bootstrap_servers = _options.bootstrap_servers;
                 o.client = _clients.wire;
                 o.interval_ms = sample_interval_ms;
+                o.consumer_interval_ms = config.get_int64("ballast.metrics.consumer.interval.ms");
                 o.call_timeout_ms = call_timeout_ms;
                 _samplers.push_back(std::make_unique<kafka::MetricsSampler>(o, _clock, &_view));
                 if (events::Status s = _samplers.back()->start(_feed->sink()); !s) return s;

@@ -1,5 +1,7 @@
 #include "adapters/kafka/metrics_sampler.h"
 
+#include <set>
+
 #include "adapters/kafka/cluster_queries.h"
 #include "adapters/kafka/wire/response_errors.h"
 
@@ -73,6 +75,10 @@ events::Status MetricsSampler::sample_once() {
     } else {
         spdlog::debug("sampler: {}", offsets.error().message);
     }
+    if (std::chrono::steady_clock::now() >= _consumers_next) {
+        _consumers_next = std::chrono::steady_clock::now() + std::chrono::milliseconds(_options.consumer_interval_ms);
+        sample_consumers(*state);
+    }
     std::vector<events::Body> bodies = _book.report(*state);
     if (bodies.empty()) return {};
     const int64_t now_ms = _clock();
@@ -82,6 +88,81 @@ events::Status MetricsSampler::sample_once() {
     }
     _sink(std::move(batch));
     return {};
+}
+
+void MetricsSampler::sample_consumers(const ClusterState& state) {
+    namespace m = wire::messages;
+    if (!_consumer_failures) {
+        _consumer_failures = std::make_unique<RetryBackoff>("consumer groups' committed offsets",
+                                                            _options.interval_ms, _options.interval_ms);
+    }
+    // Each broker lists the groups it coordinates; a group of a broker that
+    // did not answer is kept as it was, not forgotten.
+    std::set<std::string> listed;
+    bool every_broker = true;
+    std::string problem;
+    for (const auto& [id, broker] : state.brokers) {
+        if (broker.fenced) continue;
+        events::Result<m::ListGroupsResponse> groups = _admin->list_groups(id, {}, _options.call_timeout_ms);
+        if (!groups || !groups->error.ok()) {
+            every_broker = false;
+            problem = "ListGroups on broker " + std::to_string(id) + ": " +
+                      (groups ? groups->error.to_string() : groups.error().message);
+            continue;
+        }
+        for (const m::ListedGroup& group : groups->groups) listed.insert(group.group_id);
+    }
+    if (every_broker) _consumers.retain_groups(listed);
+
+    // At most consumer_groups_max, in name order after the last one asked, wrapping.
+    const std::string after = _consumer_cursor;
+    std::vector<std::string> asked;
+    for (auto it = listed.upper_bound(after); it != listed.end() && asked.size() < _options.consumer_groups_max;
+         ++it) {
+        asked.push_back(*it);
+    }
+    for (auto it = listed.begin(); it != listed.end() && asked.size() < _options.consumer_groups_max && *it <= after;
+         ++it) {
+        asked.push_back(*it);
+    }
+    _consumer_cursor = asked.empty() ? std::string() : asked.back();
+    if (asked.empty()) {
+        if (problem.empty()) _consumer_failures->succeeded(); else (void)_consumer_failures->failed(problem);
+        return;
+    }
+
+    m::FindCoordinatorRequest find;
+    find.coordinator_keys = asked;
+    events::Result<m::FindCoordinatorResponse> found = _admin->find_coordinator(find, _options.call_timeout_ms);
+    if (!found) {
+        (void)_consumer_failures->failed("FindCoordinator: " + found.error().message);
+        return;
+    }
+    std::map<int32_t, m::OffsetFetchRequest> by_coordinator;
+    for (const m::Coordinator& coordinator : found->coordinators) {
+        if (!coordinator.error.ok()) continue;  // loading or moving: asked again next round
+        by_coordinator[coordinator.node_id].groups.push_back({coordinator.key, std::nullopt, -1, std::nullopt});
+    }
+    for (const auto& [node_id, request] : by_coordinator) {
+        events::Result<m::OffsetFetchResponse> fetched = _admin->offset_fetch(node_id, request, _options.call_timeout_ms);
+        if (!fetched) {
+            problem = "OffsetFetch on broker " + std::to_string(node_id) + ": " + fetched.error().message;
+            continue;
+        }
+        const int64_t time_ms = _clock();
+        for (const m::OffsetFetchGroup& group : fetched->groups) {
+            if (!group.error.ok()) continue;  // e.g. the coordinator moved since: next round
+            std::vector<CommittedOffset> offsets;
+            for (const m::OffsetFetchTopic& topic : group.topics) {
+                for (const m::OffsetFetchPartition& p : topic.partitions) {
+                    if (p.error.ok()) offsets.push_back({topic.name, p.partition_index, p.committed_offset});
+                }
+            }
+            _consumers.add_group(group.group_id, time_ms, offsets);
+        }
+    }
+    if (problem.empty()) _consumer_failures->succeeded(); else (void)_consumer_failures->failed(problem);
+    _book.set_messages_out(_consumers.messages_out_per_s());
 }
 
 void MetricsSampler::run() {

@@ -8,11 +8,20 @@
 /// source `kafka_metrics`. Which brokers are alive and who leads what comes
 /// from the metadata poller's ClusterView.
 ///
+/// Consumer traffic (consumer_traffic.h), every `consumer_interval_ms` (0:
+/// every round): ListGroups on each alive broker, FindCoordinator for the
+/// groups asked, one OffsetFetch per coordinator for all its groups (every
+/// partition they committed). At most `consumer_groups_max` groups are asked
+/// a round, taken in name order from where the last round stopped, so every
+/// group is read again within ceil(groups / max) rounds; a group's rate is
+/// over its own two readings, so a group read less often still counts right.
+///
 /// A broker that does not answer is skipped for this round (and logged with
 /// a backoff); the others are still reported. Sketch: one DescribeLogDirs
 /// per broker (~22 bytes a replica) and one ListOffsets per leader per
 /// interval; at 100k partitions that is a few MB every 10 s.
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
@@ -24,6 +33,7 @@
 #include "actors/admin_port.h"
 #include "adapters/kafka/wire/admin_client.h"
 #include "adapters/kafka/cluster_view.h"
+#include "adapters/kafka/consumer_traffic.h"
 #include "adapters/kafka/event_clock.h"
 #include "adapters/kafka/retry_backoff.h"
 #include "adapters/kafka/sampler_book.h"
@@ -35,6 +45,8 @@ struct MetricsSamplerOptions {
     wire::ClientOptions client;
     int64_t interval_ms = 10'000;
     int64_t call_timeout_ms = 10'000;
+    int64_t consumer_interval_ms = 0;  // ballast.metrics.consumer.interval.ms; 0: every round
+    size_t consumer_groups_max = 1'000;
 };
 
 class MetricsSampler {
@@ -53,6 +65,8 @@ public:
 
 private:
     void run();
+    /// One consumer round: groups listed, their committed offsets read.
+    void sample_consumers(const ClusterState& state);
 
     MetricsSamplerOptions _options;
     EventClock _clock;
@@ -60,6 +74,10 @@ private:
     actors::EventSink _sink;
     std::unique_ptr<wire::AdminClient> _admin;
     SamplerBook _book;
+    ConsumerTrafficBook _consumers;
+    std::string _consumer_cursor;  // the last group asked; the next round starts after it
+    std::chrono::steady_clock::time_point _consumers_next{};
+    std::unique_ptr<RetryBackoff> _consumer_failures;
     std::map<int32_t, std::unique_ptr<RetryBackoff>> _broker_failures;
 
     std::thread _thread;

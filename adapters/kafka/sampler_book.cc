@@ -75,6 +75,7 @@ const SamplerBook::Replica* SamplerBook::replica(int32_t broker_id, const Partit
 std::vector<events::Body> SamplerBook::report(const ClusterState& state) {
     struct Estimate {
         double bytes_in_per_s = -1;  // -1: nothing known, not reported
+        double bytes_out_per_s = 0;  // consumers'
         double messages_in_per_s = 0;
         uint64_t size_bytes = 0;
         bool size_known = false;
@@ -120,6 +121,14 @@ std::vector<events::Body> SamplerBook::report(const ClusterState& state) {
                 e.bytes_in_per_s = trail.trusted_bytes_in_per_s;
             }
 
+            if (auto consumed = _messages_out.find(key); consumed != _messages_out.end()) {
+                double bytes_per_message = trail.bytes_per_message;
+                if (bytes_per_message < 0 && e.bytes_in_per_s > 0 && e.messages_in_per_s > 0) {
+                    bytes_per_message = e.bytes_in_per_s / e.messages_in_per_s;
+                }
+                if (bytes_per_message > 0) e.bytes_out_per_s = consumed->second * bytes_per_message;
+            }
+
             if (leader) {
                 e.size_bytes = leader->size_bytes;
                 e.size_known = true;
@@ -159,12 +168,14 @@ std::vector<events::Body> SamplerBook::report(const ClusterState& state) {
                 // Every replica takes the produce traffic in (followers by replication).
                 totals.bytes_in_per_s += e.bytes_in_per_s;
                 if (p.leader != broker_id) continue;
-                totals.bytes_out_per_s += e.bytes_in_per_s * static_cast<double>(p.replicas.size() - 1);
+                totals.bytes_out_per_s +=
+                    e.bytes_in_per_s * static_cast<double>(p.replicas.size() - 1) + e.bytes_out_per_s;
                 totals.messages_in_per_s += e.messages_in_per_s;
                 if (!e.size_known) continue;  // no replica to size it by: better no sample than a size of 0
                 auto [slot, inserted] = topic_index.emplace(topic, static_cast<uint32_t>(report.topics.size()));
                 if (inserted) report.topics.push_back(topic);
-                report.samples.push_back({slot->second, id, e.bytes_in_per_s, 0, e.messages_in_per_s, e.size_bytes});
+                report.samples.push_back(
+                    {slot->second, id, e.bytes_in_per_s, e.bytes_out_per_s, e.messages_in_per_s, e.size_bytes});
             }
         }
         for (const auto& [key, r] : broker.replicas) totals.size_bytes += r.size_bytes;

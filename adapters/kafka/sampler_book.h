@@ -29,8 +29,11 @@
 ///   the last trusted rate; without that, the partition is not reported (the
 ///   engine keeps what it had). A copy's traffic thus never reaches the
 ///   samples, so a move cannot make the next round plan against it.
-/// - bytes out/s: consumers are invisible without broker metrics, so a
-///   partition reports 0; replication out is counted in the broker totals
+/// - bytes out/s, what consumers read: the messages consumer groups
+///   committed per second (consumer_traffic.h, handed over with
+///   set_messages_out) times the partition's bytes per message (learned as
+///   above; before it is, bytes in over messages in of this round); 0 when no
+///   group's rate is known. Replication out is counted in the broker totals
 ///   (and the engine adds a copy per follower itself).
 ///
 /// A report names, per alive broker, the partitions it leads, as
@@ -59,6 +62,12 @@ public:
     void add_sizes(int32_t broker_id, int64_t time_ms, const wire::messages::DescribeLogDirsResponse& response);
     /// End offsets received at `time_ms`.
     void add_end_offsets(int64_t time_ms, const std::vector<PartitionOffset>& offsets);
+
+    /// Messages consumed per second per partition (every consuming group
+    /// together), used by the reports from now on until replaced.
+    void set_messages_out(std::map<std::pair<std::string, int32_t>, double> messages_out_per_s) {
+        _messages_out = std::move(messages_out_per_s);
+    }
 
     /// PartitionMetrics and BrokerMetrics for the brokers sampled since the
     /// last report (and at least twice), attributed by `state`: the metadata
@@ -103,6 +112,7 @@ private:
     std::map<int32_t, Broker> _brokers;
     std::map<PartitionKey, Offsets> _offsets;
     std::map<PartitionKey, Trail> _trails;
+    std::map<PartitionKey, double> _messages_out;
 };
 
 }  // namespace ballast::kafka

@@ -82,7 +82,7 @@ TEST(SamplerBook, TheFirstSampleIsABaselineAndTheSecondGivesRates) {
     EXPECT_DOUBLE_EQ(one->samples[0].bytes_in_per_s, 500'000) << "2 MB over 4000 ms of broker 1's samples";
     EXPECT_DOUBLE_EQ(one->samples[0].messages_in_per_s, 200) << "2000 offsets over 10 s";
     EXPECT_EQ(one->samples[0].size_bytes, 3'000'000u);
-    EXPECT_EQ(one->samples[0].bytes_out_per_s, 0) << "consumers are invisible to the sampler";
+    EXPECT_EQ(one->samples[0].bytes_out_per_s, 0) << "no consumer group's rate is known";
 
     const events::PartitionMetrics* two = report_of(report, 2);
     ASSERT_NE(two, nullptr);
@@ -101,6 +101,33 @@ TEST(SamplerBook, TheFirstSampleIsABaselineAndTheSecondGivesRates) {
     EXPECT_EQ(report_of(report, 3), nullptr) << "broker 3 was never sampled";
 
     EXPECT_TRUE(book.report(cluster()).empty()) << "nothing new since the last report";
+}
+
+TEST(SamplerBook, ConsumersBytesOutAreTheirMessagesTimesThePartitionsBytesPerMessage) {
+    SamplerBook book;
+    book.add_sizes(1, 0, dirs({{"orders", 0, 0}}));
+    book.add_sizes(2, 0, dirs({{"orders", 0, 0}, {"orders", 1, 0}}));
+    book.add_end_offsets(0, {{"orders", 0, 0, 0}, {"orders", 1, 0, 0}});
+    (void)book.report(cluster());
+    // 2500 bytes a message on orders-0 (1 MB for 400 offsets over 10 s); orders-1 grows
+    // without offsets known, so its bytes per message are not.
+    book.add_sizes(1, 10'000, dirs({{"orders", 0, 1'000'000}}));
+    book.add_sizes(2, 10'000, dirs({{"orders", 0, 1'000'000}, {"orders", 1, 10'000}}));
+    book.add_end_offsets(10'000, {{"orders", 0, 400, 0}});
+    book.set_messages_out({{{"orders", 0}, 60.0}, {{"orders", 1}, 5.0}});
+    const std::vector<events::Body> report = book.report(cluster());
+    const events::PartitionMetrics* one = report_of(report, 1);
+    ASSERT_NE(one, nullptr);
+    ASSERT_EQ(one->samples.size(), 1u);
+    EXPECT_DOUBLE_EQ(one->samples[0].bytes_in_per_s, 100'000);
+    EXPECT_DOUBLE_EQ(one->samples[0].bytes_out_per_s, 60 * 2'500) << "60 messages/s of 2500 bytes";
+    const events::PartitionMetrics* two = report_of(report, 2);
+    ASSERT_NE(two, nullptr);
+    ASSERT_EQ(two->samples.size(), 1u);
+    EXPECT_EQ(two->samples[0].bytes_out_per_s, 0) << "no bytes per message known for orders-1";
+    const events::BrokerSample* t1 = totals_of(report, 1);
+    ASSERT_NE(t1, nullptr);
+    EXPECT_DOUBLE_EQ(t1->bytes_out_per_s, 100'000 + 150'000) << "the follower's copy and the consumers";
 }
 
 TEST(SamplerBook, AShrinkingLogKeepsItsRateAndAnOffsetResetStartsOver) {
