@@ -126,8 +126,16 @@ void MetricsSampler::sample_consumers(const ClusterState& state) {
         asked.push_back(*it);
     }
     _consumer_cursor = asked.empty() ? std::string() : asked.back();
+    // One warning per failure spell, whatever step failed.
+    auto settle = [this](const std::string& failure) {
+        if (failure.empty()) {
+            _consumer_failures->succeeded();
+        } else {
+            (void)_consumer_failures->failed(failure);
+        }
+    };
     if (asked.empty()) {
-        if (problem.empty()) _consumer_failures->succeeded(); else (void)_consumer_failures->failed(problem);
+        settle(problem);
         return;
     }
 
@@ -135,7 +143,7 @@ void MetricsSampler::sample_consumers(const ClusterState& state) {
     find.coordinator_keys = asked;
     events::Result<m::FindCoordinatorResponse> found = _admin->find_coordinator(find, _options.call_timeout_ms);
     if (!found) {
-        (void)_consumer_failures->failed("FindCoordinator: " + found.error().message);
+        settle("FindCoordinator: " + found.error().message);
         return;
     }
     std::map<int32_t, m::OffsetFetchRequest> by_coordinator;
@@ -161,7 +169,7 @@ void MetricsSampler::sample_consumers(const ClusterState& state) {
             _consumers.add_group(group.group_id, time_ms, offsets);
         }
     }
-    if (problem.empty()) _consumer_failures->succeeded(); else (void)_consumer_failures->failed(problem);
+    settle(problem);
     _book.set_messages_out(_consumers.messages_out_per_s());
 }
 

@@ -10,7 +10,11 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <thread>
 #include <string>
 
 #include "adapters/kafka/metadata_poller.h"
@@ -87,13 +91,30 @@ const events::PartitionSample* sample_of(const std::vector<events::Event>& event
     return found;
 }
 
+/// The cluster's metadata, polled once into `view` (the sampler reads the
+/// brokers and leaders there), and the options a sampler of it needs.
+struct Polled {
+    explicit Polled(const std::string& bootstrap_servers) {
+        events::Result<std::vector<wire::BrokerAddress>> servers = wire::parse_bootstrap_servers(bootstrap_servers);
+        EXPECT_TRUE(servers.ok()) << servers.error().to_string();
+        if (servers.ok()) sampler.client.bootstrap_servers = *servers;
+        sampler.bootstrap_servers = bootstrap_servers;
+        MetadataPollerOptions options;
+        options.bootstrap_servers = bootstrap_servers;
+        options.client = sampler.client;
+        poller = std::make_unique<MetadataPoller>(options, [] { return int64_t{0}; }, &view);
+        EXPECT_TRUE(poller->attach(metadata.sink()).ok());
+        EXPECT_TRUE(poller->poll_once().ok());
+    }
+    ClusterView view;
+    EventCollector metadata;
+    std::unique_ptr<MetadataPoller> poller;
+    MetricsSamplerOptions sampler;
+};
+
 TEST(ConsumerTrafficOnKafka, BytesOutAreWhatTheGroupsConsumedOverTheSamplesClock) {
     const std::string bootstrap = testing::bootstrap_servers_from_env();
     ASSERT_FALSE(bootstrap.empty()) << testing::no_cluster_message();
-    events::Result<std::vector<wire::BrokerAddress>> servers = wire::parse_bootstrap_servers(bootstrap);
-    ASSERT_TRUE(servers.ok()) << servers.error().to_string();
-    wire::ClientOptions client;
-    client.bootstrap_servers = *servers;
     testing::RdKafka rdkafka(bootstrap);
     const std::string topic = name("consumed");
     const std::string fast = name("group-fast");
@@ -101,24 +122,14 @@ TEST(ConsumerTrafficOnKafka, BytesOutAreWhatTheGroupsConsumedOverTheSamplesClock
     ASSERT_TRUE(rdkafka.create_topic(topic, {{1, 2}}).ok());
     ASSERT_TRUE(rdkafka.produce(topic, 0, 1000, 1000).ok());
 
-    ClusterView view;
-    EventCollector metadata;
-    MetadataPollerOptions poller_options;
-    poller_options.bootstrap_servers = bootstrap;
-    poller_options.client = client;
-    MetadataPoller poller(poller_options, [] { return int64_t{0}; }, &view);
-    ASSERT_TRUE(poller.attach(metadata.sink()).ok());
-    ASSERT_TRUE(poller.poll_once().ok());
+    Polled polled(bootstrap);
 
     // Both groups have committed once before the first sample: that reading is their baseline.
     ASSERT_GT(consume_and_commit(bootstrap, fast, topic, 100), 0);
     ASSERT_GT(consume_and_commit(bootstrap, slow, topic, 100), 0);
     EventCollector metrics;
     std::atomic<int64_t> clock_ms{100'000};
-    MetricsSamplerOptions options;
-    options.bootstrap_servers = bootstrap;
-    options.client = client;
-    MetricsSampler sampler(options, [&] { return clock_ms.load(); }, &view);
+    MetricsSampler sampler(polled.sampler, [&] { return clock_ms.load(); }, &polled.view);
     ASSERT_TRUE(sampler.attach(metrics.sink()).ok());
     ASSERT_TRUE(sampler.sample_once().ok());
 
@@ -150,6 +161,46 @@ TEST(ConsumerTrafficOnKafka, BytesOutAreWhatTheGroupsConsumedOverTheSamplesClock
     EXPECT_TRUE(rdkafka.delete_group(fast).ok());
     EXPECT_TRUE(rdkafka.delete_group(slow).ok());
     EXPECT_TRUE(rdkafka.delete_topic(topic).ok());
+}
+
+
+// Not a test: the figure in bench/README.md. With a load running on the cluster
+// (producer-perf at a fixed rate, consumer-perf reading it in a group), samples
+// BALLAST_MEASURE_TOPIC every 10 s of real time for BALLAST_MEASURE_S seconds
+// and prints each round's bytes in and bytes out summed over its partitions.
+TEST(ConsumerTrafficOnKafka, DISABLED_MeasureAgainstALoad) {
+    const std::string bootstrap = testing::bootstrap_servers_from_env();
+    const char* topic = std::getenv("BALLAST_MEASURE_TOPIC");
+    const char* seconds = std::getenv("BALLAST_MEASURE_S");
+    ASSERT_TRUE(!bootstrap.empty() && topic && seconds);
+    Polled polled(bootstrap);
+    EventCollector metrics;
+    const auto start = std::chrono::steady_clock::now();
+    auto now_ms = [&] {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+    };
+    MetricsSampler sampler(polled.sampler, now_ms, &polled.view);
+    ASSERT_TRUE(sampler.attach(metrics.sink()).ok());
+    for (int64_t round = 0; round * 10'000 <= std::atoll(seconds) * 1000; ++round) {
+        std::this_thread::sleep_until(start + std::chrono::milliseconds(round * 10'000));
+        const size_t seen = metrics.events().size();
+        ASSERT_TRUE(sampler.sample_once().ok());
+        double in = 0;
+        double out = 0;
+        const std::vector<events::Event> reported = metrics.events();
+        for (size_t i = seen; i < reported.size(); ++i) {
+            const events::Event& e = reported[i];
+            if (const auto* m = std::get_if<events::PartitionMetrics>(&e.body)) {
+                for (const events::PartitionSample& s : m->samples) {
+                    if (m->topics[s.topic_index] != topic) continue;
+                    in += s.bytes_in_per_s;
+                    out += s.bytes_out_per_s;
+                }
+            }
+        }
+        std::printf("t=%lld s bytes_in=%.0f B/s bytes_out=%.0f B/s\n", static_cast<long long>(now_ms() / 1000), in, out);
+        std::fflush(stdout);
+    }
 }
 
 }  // namespace
