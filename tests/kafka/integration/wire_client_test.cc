@@ -21,11 +21,31 @@ namespace {
 using namespace ballast::kafka::wire::messages;
 
 using testing::eventually;
+
 using testing::kafka_cluster;
 using testing::PartitionState;
 using testing::RdKafka;
 
 constexpr int64_t call_timeout_ms = 15000;
+
+/// FindCoordinator's answer once every key has a coordinator: on a fresh cluster the first
+/// asks create `__consumer_offsets`, and until its partitions have leaders every key is
+/// COORDINATOR_NOT_AVAILABLE (retriable), as Kafka's own clients see it.
+Result<FindCoordinatorResponse> find_coordinators(AdminClient& admin, const FindCoordinatorRequest& request) {
+    Result<FindCoordinatorResponse> found = admin.find_coordinator(request, call_timeout_ms);
+    (void)eventually(
+        [&] {
+            found = admin.find_coordinator(request, call_timeout_ms);
+            if (!found.ok()) return false;
+            for (const Coordinator& c : found->coordinators) {
+                if (c.error.code == error_codes::coordinator_not_available) return false;
+            }
+            return true;
+        },
+        60'000);
+    return found;
+}
+
 constexpr int64_t settle_timeout_ms = 60000;
 
 bool contains(const std::string& text, const std::string& part) {
@@ -311,7 +331,7 @@ TEST_F(KafkaCluster, EveryVersionOfEveryRequestRoundTrips) {
                 case ApiKey::find_coordinator: {
                     FindCoordinatorRequest request;
                     request.coordinator_keys = {"ballast-it-wire-a", "ballast-it-wire-b"};
-                    auto found = admin.find_coordinator(request, call_timeout_ms);
+                    auto found = find_coordinators(admin, request);
                     ASSERT_TRUE(found.ok()) << found.error().to_string();
                     ASSERT_EQ(found->coordinators.size(), 2u);
                     for (const Coordinator& coordinator : found->coordinators) {
@@ -326,11 +346,23 @@ TEST_F(KafkaCluster, EveryVersionOfEveryRequestRoundTrips) {
                     // asked of every broker, the others say NOT_COORDINATOR.
                     FindCoordinatorRequest find;
                     find.coordinator_keys = {"ballast-it-wire-a"};
-                    auto found = admin.find_coordinator(find, call_timeout_ms);
-                    ASSERT_TRUE(found.ok()) << found.error().to_string();
-                    const int32_t coordinator = found->coordinators.at(0).node_id;
                     OffsetFetchRequest request;
                     request.groups.push_back({"ballast-it-wire-a", std::nullopt, -1, std::nullopt});
+                    // On a fresh cluster the coordinator named first may still be loading
+                    // its partition of `__consumer_offsets`, and says NOT_COORDINATOR a moment.
+                    int32_t coordinator = -1;
+                    (void)eventually(
+                        [&] {
+                            auto found = find_coordinators(admin, find);
+                            if (!found.ok() || found->coordinators.empty()) return false;
+                            coordinator = found->coordinators.at(0).node_id;
+                            auto asked = admin.offset_fetch(coordinator, request, call_timeout_ms);
+                            return asked.ok() && asked->groups.size() == 1 &&
+                                   asked->groups[0].error.code != error_codes::not_coordinator &&
+                                   asked->groups[0].error.code != error_codes::coordinator_load_in_progress;
+                        },
+                        60'000);
+                    ASSERT_GE(coordinator, 1);
                     for (int32_t broker_id = 1; broker_id <= 3; ++broker_id) {
                         auto fetched = admin.offset_fetch(broker_id, request, call_timeout_ms);
                         ASSERT_TRUE(fetched.ok()) << fetched.error().to_string();
