@@ -8,9 +8,12 @@
 /// is missing ("node-change.toml:14: events[1].stop_broker: broker 7 is not
 /// defined").
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
@@ -97,6 +100,77 @@ std::string located(const std::string& origin, uint32_t line) {
     return line > 0 ? origin + ":" + std::to_string(line) : origin;
 }
 
+std::string describe_syntax_error(const toml::parse_error& e, const std::string& origin) {
+    const toml::source_position at = e.source().begin;
+    const std::string column = at.line > 0 ? ":" + std::to_string(at.column) : "";
+    return located(origin, at.line) + column + ": not TOML: " + std::string(e.description());
+}
+
+/// A line that can only be a table header: `[name]` or `[[name]]`, nothing
+/// but a comment after it. An array value on a line of its own has a comma
+/// or a value in it that a header's key cannot hold, so it is not mistaken
+/// for one.
+bool is_table_header(std::string_view line) {
+    const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+    size_t begin = 0;
+    while (begin < line.size() && blank(line[begin])) begin++;
+    if (begin == line.size() || line[begin] != '[') return false;
+    size_t end = line.find('#', begin);
+    if (end == std::string_view::npos) end = line.size();
+    while (end > begin && blank(line[end - 1])) end--;
+    const std::string_view header = line.substr(begin, end - begin);
+    if (header.size() < 3 || header.back() != ']') return false;
+    const bool array = header.starts_with("[[");
+    if (array && !header.ends_with("]]")) return false;
+    const std::string_view key = header.substr(array ? 2 : 1, header.size() - (array ? 4 : 2));
+    if (key.empty()) return false;
+    for (const char c : key) {
+        if (c == '[' || c == ']' || c == ',' || c == '=' || c == '{' || c == '}') return false;
+    }
+    return true;
+}
+
+/// Every syntax error a reader would want at once, not only the first:
+/// toml++ stops at the first, and what follows it on that table cannot be
+/// trusted (an unclosed string swallows the next lines), so the file is
+/// read again from the next table header after each error, with the lines
+/// before it blanked so that lines and columns stay the file's. One error
+/// per table at most; the errors are in the file's order. A clash between a
+/// table after an error and one before it (a key defined twice) shows only
+/// once the earlier errors are mended.
+std::string describe_syntax_errors(std::string_view text, const toml::parse_error& first, const std::string& origin) {
+    std::vector<size_t> line_starts{0};  // line n (from 1) starts at line_starts[n - 1]
+    for (size_t i = 0; i < text.size(); i++) {
+        if (text[i] == '\n') line_starts.push_back(i + 1);
+    }
+    const auto line_text = [&](size_t line) {
+        const size_t begin = line_starts[line - 1];
+        const size_t end = line < line_starts.size() ? line_starts[line] - 1 : text.size();
+        return text.substr(begin, end - begin);
+    };
+    std::vector<std::string> errors{describe_syntax_error(first, origin)};
+    size_t failed_at = first.source().begin.line;
+    while (failed_at > 0 && errors.size() < max_problems_listed) {
+        size_t header = failed_at + 1;
+        while (header <= line_starts.size() && !is_table_header(line_text(header))) header++;
+        if (header > line_starts.size()) break;
+        std::string rest(header - 1, '\n');
+        rest += text.substr(line_starts[header - 1]);
+        try {
+            (void)toml::parse(rest, std::string_view(origin));
+            break;
+        } catch (const toml::parse_error& e) {
+            errors.push_back(describe_syntax_error(e, origin));
+            // Never back: an error the parser places before the header (none
+            // should) would read the same text again.
+            failed_at = std::max<size_t>(e.source().begin.line, header);
+        }
+    }
+    std::string out;
+    for (const std::string& error : errors) out += (out.empty() ? "" : "\n") + error;
+    return out;
+}
+
 }  // namespace
 
 events::Result<Scenario> parse_scenario_toml(std::string_view text, const std::string& origin) {
@@ -104,10 +178,7 @@ events::Result<Scenario> parse_scenario_toml(std::string_view text, const std::s
     try {
         root = toml::parse(text, std::string_view(origin));
     } catch (const toml::parse_error& e) {
-        const toml::source_position at = e.source().begin;
-        const std::string column = at.line > 0 ? ":" + std::to_string(at.column) : "";
-        return make_error(ErrorCode::invalid_argument,
-                          located(origin, at.line) + column + ": not TOML: " + std::string(e.description()));
+        return make_error(ErrorCode::invalid_argument, describe_syntax_errors(text, e, origin));
     }
     TomlDocument document;
     json tree;

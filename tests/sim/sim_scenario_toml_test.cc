@@ -5,6 +5,9 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "adapters/sim/sim_scenario.h"
 #include "tests/support/temp_dir.h"
@@ -13,6 +16,13 @@ namespace ballast::sim {
 namespace {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+std::vector<std::string> split_lines(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
 
 std::string toml_error(const std::string& toml) {
     events::Result<Scenario> s = parse_scenario_toml(toml, "test.toml");
@@ -279,6 +289,42 @@ TEST(SimScenarioToml, ASyntaxErrorNamesTheFileLineAndColumn) {
     EXPECT_TRUE(contains(error, ": not TOML: ")) << error;
     const std::string unclosed = toml_error("[[brokers]]\nid = 1\n\n[[topics]\nname = \"t\"\n");
     EXPECT_TRUE(contains(unclosed, "test.toml:4:")) << unclosed;
+}
+
+TEST(SimScenarioToml, SyntaxErrorsInSeveralTablesAreAllNamed) {
+    const std::string toml =
+        "name = \"x\"\n"             // 1
+        "[[brokers]]\n"              // 2
+        "id = \n"                    // 3: no value
+        "rack = \"a\"\n"             // 4
+        "[[brokers]]\n"              // 5
+        "id = 2\n"                   // 6
+        "rack = \"b\n"               // 7: unclosed string
+        "[[topics]]\n"               // 8
+        "name = \"t\"\n"             // 9
+        "partitions = [1, 2\n"       // 10: unclosed array, seen at the header below
+        "[[topics]]\n"               // 11
+        "name = \"u\"\n"             // 12
+        "[settings]\n"               // 13
+        "\"ballast.x\" = 1 2\n";      // 14: two values
+    const std::string error = toml_error(toml);
+    const std::vector<std::string> lines = split_lines(error);
+    ASSERT_EQ(lines.size(), 4u) << error;
+    EXPECT_TRUE(lines[0].starts_with("test.toml:3:")) << error;
+    EXPECT_TRUE(lines[1].starts_with("test.toml:7:")) << error;
+    EXPECT_TRUE(lines[2].starts_with("test.toml:11:1:")) << error;
+    EXPECT_TRUE(lines[3].starts_with("test.toml:14:")) << error;
+    for (const std::string& line : lines) EXPECT_TRUE(contains(line, ": not TOML: ")) << line;
+}
+
+TEST(SimScenarioToml, ASyntaxErrorIsNamedOnceWhenTheRestOfItsTableFollowsFromIt) {
+    // The unclosed string runs on through the table's next lines: those are
+    // not errors of their own, and the tables after it are clean.
+    const std::string error =
+        toml_error("[[brokers]]\nid = 1\nrack = \"a\nweight = 2\nzone = \"q\"\n[[brokers]]\nid = 2\n[[topics]]\nname = \"t\"\n");
+    const std::vector<std::string> lines = split_lines(error);
+    ASSERT_EQ(lines.size(), 1u) << error;
+    EXPECT_TRUE(lines[0].starts_with("test.toml:3:")) << error;
 }
 
 TEST(SimScenarioToml, AWrongTypedKeyIsNamedWithItsLine) {
