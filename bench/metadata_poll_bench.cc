@@ -21,8 +21,8 @@
 #include <cstring>
 #include <string>
 
-#include "adapters/kafka/cluster_view.h"
-#include "adapters/kafka/metadata_poller.h"
+#include "adapters/kafka/metadata/cluster_view.h"
+#include "adapters/kafka/metadata/metadata_poller.h"
 #include "tests/kafka/support/scripted_cluster.h"
 
 namespace {
@@ -36,14 +36,14 @@ double cpu_ms(clockid_t clock) {
 }
 
 void run(const char* mode, testing::ScriptedCluster& cluster, int64_t sweep_ms, int polls, int64_t partitions) {
-    kafka::ClusterView view;
-    kafka::MetadataPollerOptions options;
+    kafka::metadata::ClusterView view;
+    kafka::metadata::MetadataPollerOptions options;
     options.bootstrap_servers = "127.0.0.1:" + std::to_string(cluster.port());
     options.client.bootstrap_servers = {{"127.0.0.1", cluster.port()}};
     options.poll_interval_ms = 1000;
     options.sweep_ms = sweep_ms;
     options.call_timeout_ms = 60'000;
-    kafka::MetadataPoller poller(options, [] { return int64_t{0}; }, &view);
+    kafka::metadata::MetadataPoller poller(options, [] { return int64_t{0}; }, &view);
     size_t events = 0;
     if (!poller.attach([&](std::vector<events::Event> batch) { events += batch.size(); }).ok()) std::abort();
     const double first_start = cpu_ms(CLOCK_THREAD_CPUTIME_ID);

@@ -21,8 +21,8 @@
 #include "adapters/kafka/ha/journal_topic.h"
 #include "adapters/kafka/ha/presence.h"
 #include "adapters/kafka/kafka_admin_port.h"
-#include "adapters/kafka/metadata_log_source.h"
-#include "adapters/kafka/metadata_poller.h"
+#include "adapters/kafka/metadata/metadata_log_source.h"
+#include "adapters/kafka/metadata/metadata_poller.h"
 #include "adapters/kafka/metrics_sampler.h"
 #include "adapters/kafka/metrics_topic_reader.h"
 #include "adapters/kafka/rdkafka_security.h"
@@ -171,13 +171,13 @@ public:
         const events::Config& config = _options.config;
         if (!_clients.controllers.empty()) start_metadata_log(journal);
         if (!_log) {
-            kafka::MetadataPollerOptions poller_options;
+            kafka::metadata::MetadataPollerOptions poller_options;
             poller_options.bootstrap_servers = _options.bootstrap_servers;
             poller_options.client = _clients.wire;
             poller_options.poll_interval_ms = config.get_int64("ballast.metadata.poll.ms");
             poller_options.sweep_ms = config.get_int64("ballast.metadata.poll.sweep.ms");
             poller_options.call_timeout_ms = call_timeout_ms;
-            _poller = std::make_unique<kafka::MetadataPoller>(poller_options, _clock, &_view);
+            _poller = std::make_unique<kafka::metadata::MetadataPoller>(poller_options, _clock, &_view);
             if (events::Status s = _poller->start(_feed->sink()); !s) return s;
         }
         port->start();
@@ -242,14 +242,14 @@ private:
                          resumed.error().to_string());
             return;
         }
-        kafka::MetadataLogSourceOptions options;
+        kafka::metadata::MetadataLogSourceOptions options;
         options.bootstrap_controllers = _options.bootstrap_controllers;
         options.observer.controllers = _clients.controllers;
         options.observer.connection = _clients.wire.connection;
         options.observer.call_timeout_ms = call_timeout_ms;
         options.backoff_max_ms = reachable_backoff_max_ms;
-        auto source = std::make_unique<kafka::MetadataLogSource>(
-            options, _clock, &_view, kafka::LogTranslator(resumed->picture, !resumed->whole));
+        auto source = std::make_unique<kafka::metadata::MetadataLogSource>(
+            options, _clock, &_view, kafka::metadata::LogTranslator(resumed->picture, !resumed->whole));
         if (events::Status s = source->start(_feed->sink()); !s) {
             spdlog::warn("metadata log: KRaft's metadata log cannot be read from the controllers at {}: {}; falling "
                          "back to polling the brokers' metadata (ballast.metadata.source=poll)",
@@ -263,9 +263,9 @@ private:
     Clients _clients;
     kafka::EventClock _clock;
     EngineFeed* _feed;
-    kafka::ClusterView _view;
-    std::unique_ptr<kafka::MetadataPoller> _poller;
-    std::unique_ptr<kafka::MetadataLogSource> _log;
+    kafka::metadata::ClusterView _view;
+    std::unique_ptr<kafka::metadata::MetadataPoller> _poller;
+    std::unique_ptr<kafka::metadata::MetadataLogSource> _log;
     std::vector<std::unique_ptr<kafka::MetricsSampler>> _samplers;
     std::vector<std::unique_ptr<kafka::MetricsTopicReader>> _readers;
     std::unique_ptr<ClockThread> _ticks;

@@ -19,7 +19,7 @@ events::Result<MetadataSource> metadata_source(const events::Config& config, con
 events::Result<ResumedLog> resume_from_journal(const store::Journal& journal) {
     ResumedLog resumed;
     resumed.whole = journal.first_seq() <= 1;
-    kafka::LogTranslator translator;
+    kafka::metadata::LogTranslator translator;
     const events::Status walked =
         journal.scan(journal.first_seq(), journal.last_seq(), [&](uint64_t, std::span<const uint8_t> bytes) {
             const events::fb::Event& event = events::view(bytes);

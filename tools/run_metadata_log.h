@@ -2,13 +2,13 @@
 
 /// `ballast run`'s choice of metadata source and, for KRaft's metadata log,
 /// where the reader resumes: the picture of the cluster rebuilt from the
-/// journal's `kafka_metadata_log` events (adapters/kafka/log_translator.h),
+/// journal's `kafka_metadata_log` events (adapters/kafka/metadata/log_translator.h),
 /// whose offsets say how far the log was read.
 
 #include <cstdint>
 #include <string>
 
-#include "adapters/kafka/log_translator.h"
+#include "adapters/kafka/metadata/log_translator.h"
 #include "events/config.h"
 #include "events/result.h"
 #include "store/journal.h"
@@ -23,7 +23,7 @@ enum class MetadataSource : uint8_t { poll, kraft };
 events::Result<MetadataSource> metadata_source(const events::Config& config, const std::string& controllers);
 
 struct ResumedLog {
-    kafka::LogPicture picture;
+    kafka::metadata::LogPicture picture;
     /// The journal holds every event since its first (nothing cut by
     /// retention, no start from a leader's snapshot): the picture is whole.
     /// Otherwise the reader rebuilds it from Kafka's log (LogTranslator's

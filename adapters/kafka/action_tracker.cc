@@ -37,10 +37,10 @@ TrackedAction track(const events::Action& action, uint32_t attempt) {
 }
 
 TrackStep next_step(TrackedAction& tracked, const wire::messages::ListPartitionReassignmentsResponse& moving,
-                    const ClusterState& reported, int64_t now_ms, int64_t abandon_after_ms, std::string* why) {
+                    const metadata::ClusterState& reported, int64_t now_ms, int64_t abandon_after_ms, std::string* why) {
     if (tracked.phase == TrackPhase::electing) {
         const TrackedPart& part = tracked.parts.front();
-        const PartitionState* p = reported.partition(part.topic, part.partition);
+        const metadata::PartitionState* p = reported.partition(part.topic, part.partition);
         if (p && !part.target.empty() && p->leader == part.target.front() && p->replicas == part.target) {
             return TrackStep::complete;
         }
@@ -60,7 +60,7 @@ TrackStep next_step(TrackedAction& tracked, const wire::messages::ListPartitionR
             tracked.seen_running = true;
             continue;
         }
-        const PartitionState* p = reported.partition(part.topic, part.partition);
+        const metadata::PartitionState* p = reported.partition(part.topic, part.partition);
         const bool at_target =
             p && (ordered ? p->replicas == part.target : actors::same_replica_set(p->replicas, part.target));
         // A reorder moves no data: the ISR is whatever it was.

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "adapters/kafka/cluster_state.h"
+#include "adapters/kafka/metadata/cluster_state.h"
 #include "adapters/kafka/wire/messages/list_partition_reassignments.h"
 #include "events/event.h"
 
@@ -66,6 +66,6 @@ enum class TrackStep : uint8_t {
 /// Advances `tracked` given Kafka's reassignments and the poller's report,
 /// at steady time `now_ms`. On `abandoned`, `why` says what was seen.
 TrackStep next_step(TrackedAction& tracked, const wire::messages::ListPartitionReassignmentsResponse& moving,
-                    const ClusterState& reported, int64_t now_ms, int64_t abandon_after_ms, std::string* why);
+                    const metadata::ClusterState& reported, int64_t now_ms, int64_t abandon_after_ms, std::string* why);
 
 }  // namespace ballast::kafka

@@ -129,7 +129,7 @@ std::vector<events::Body> AutomqAggregator::report(int64_t now_ms) {
     return out;
 }
 
-std::vector<std::string> AutomqAggregator::rack_disagreements(const ClusterState& state) {
+std::vector<std::string> AutomqAggregator::rack_disagreements(const metadata::ClusterState& state) {
     std::vector<std::string> lines;
     for (const auto& [id, reported] : _reporter_racks) {
         auto broker = state.brokers.find(id);

@@ -41,7 +41,7 @@
 #include <utility>
 #include <vector>
 
-#include "adapters/kafka/cluster_state.h"
+#include "adapters/kafka/metadata/cluster_state.h"
 #include "events/event.h"
 #include "events/result.h"
 
@@ -89,7 +89,7 @@ public:
     /// Brokers whose reporter names a rack other than the one `state`
     /// registers, one line each the first time (and again if either
     /// changes): Ballast places by the registered rack.
-    std::vector<std::string> rack_disagreements(const ClusterState& state);
+    std::vector<std::string> rack_disagreements(const metadata::ClusterState& state);
 
 private:
     struct PartitionValues {

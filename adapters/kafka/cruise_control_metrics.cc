@@ -102,7 +102,7 @@ void CruiseControlAggregator::add(const CruiseControlMetric& m) {
     }
 }
 
-std::vector<events::Body> CruiseControlAggregator::report(const ClusterState& state, int64_t now_ms) {
+std::vector<events::Body> CruiseControlAggregator::report(const metadata::ClusterState& state, int64_t now_ms) {
     namespace ids = cruise_control_ids;
     std::vector<events::Body> out;
     for (const auto& [broker_id, b] : _brokers) {

@@ -42,7 +42,7 @@
 #include <string>
 #include <vector>
 
-#include "adapters/kafka/cluster_state.h"
+#include "adapters/kafka/metadata/cluster_state.h"
 #include "events/event.h"
 #include "events/result.h"
 
@@ -87,7 +87,7 @@ public:
     /// the last report, stamped `now_ms` (the engine's clock). A negative or
     /// non-finite value, or a size past `metric_size_bytes_max`, is dropped
     /// (in `add`) with a warning.
-    std::vector<events::Body> report(const ClusterState& state, int64_t now_ms);
+    std::vector<events::Body> report(const metadata::ClusterState& state, int64_t now_ms);
 
 private:
     struct BrokerValues {

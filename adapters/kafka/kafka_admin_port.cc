@@ -57,7 +57,7 @@ const wire::messages::ReassignablePartitionResponse* find_result(const wire::mes
 
 }  // namespace
 
-KafkaAdminPort::KafkaAdminPort(KafkaAdminPortOptions options, EventClock clock, ClusterView* view)
+KafkaAdminPort::KafkaAdminPort(KafkaAdminPortOptions options, EventClock clock, metadata::ClusterView* view)
     : _options(std::move(options)), _clock(std::move(clock)), _view(view) {
     assert(_view != nullptr);
     assert(!_options.client.bootstrap_servers.empty());
@@ -227,13 +227,13 @@ void KafkaAdminPort::carry_out(const Request& request) {
 void KafkaAdminPort::begin(const events::Action& action, uint32_t attempt) {
     _tracked.erase(action.action_id);  // a retry replaces what an earlier try left
     TrackedAction tracked = track(action, attempt);
-    const ClusterView::Snapshot reported = _view->snapshot();
+    const metadata::ClusterView::Snapshot reported = _view->snapshot();
     for (const TrackedPart& part : tracked.parts) {
         const std::set<int32_t> distinct(part.target.begin(), part.target.end());
         std::string problem;
         if (part.target.empty() || distinct.size() != part.target.size() || *distinct.begin() < 0) {
             problem = "target replicas of " + part_name(part) + " must be distinct broker ids, at least one";
-        } else if (const PartitionState* now = reported->partition(part.topic, part.partition);
+        } else if (const metadata::PartitionState* now = reported->partition(part.topic, part.partition);
                    now && now->replicas.size() != part.target.size()) {
             problem = part_name(part) + " has " + std::to_string(now->replicas.size()) +
                       " replicas; the target has " + std::to_string(part.target.size()) +
@@ -333,7 +333,7 @@ void KafkaAdminPort::check_progress() {
         spdlog::debug("ListPartitionReassignments: {}", moving ? moving->error.to_string() : moving.error().message);
         return;
     }
-    const ClusterView::Snapshot reported = _view->snapshot();
+    const metadata::ClusterView::Snapshot reported = _view->snapshot();
     const int64_t now_ms = steady_ms();
     std::vector<uint64_t> ids;
     for (const auto& [id, tracked] : _tracked) ids.push_back(id);

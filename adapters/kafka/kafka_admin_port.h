@@ -51,7 +51,7 @@
 #include "actors/admin_port.h"
 #include "adapters/kafka/action_tracker.h"
 #include "adapters/kafka/wire/admin_client.h"
-#include "adapters/kafka/cluster_view.h"
+#include "adapters/kafka/metadata/cluster_view.h"
 #include "adapters/kafka/event_clock.h"
 
 namespace ballast::kafka {
@@ -78,7 +78,7 @@ struct KafkaAdminPortOptions {
 
 class KafkaAdminPort : public actors::AdminPort {
 public:
-    KafkaAdminPort(KafkaAdminPortOptions options, EventClock clock, ClusterView* view);
+    KafkaAdminPort(KafkaAdminPortOptions options, EventClock clock, metadata::ClusterView* view);
     ~KafkaAdminPort() override;
     KafkaAdminPort(const KafkaAdminPort&) = delete;
     KafkaAdminPort& operator=(const KafkaAdminPort&) = delete;
@@ -121,7 +121,7 @@ private:
 
     KafkaAdminPortOptions _options;
     EventClock _clock;
-    ClusterView* _view;  // read, and told which topics to watch
+    metadata::ClusterView* _view;  // read, and told which topics to watch
     actors::EventSink _sink;
 
     // The worker's own.

@@ -2,12 +2,12 @@
 
 #include <set>
 
-#include "adapters/kafka/cluster_queries.h"
+#include "adapters/kafka/metadata/cluster_queries.h"
 #include "adapters/kafka/wire/response_errors.h"
 
 namespace ballast::kafka {
 
-MetricsSampler::MetricsSampler(MetricsSamplerOptions options, EventClock clock, const ClusterView* view)
+MetricsSampler::MetricsSampler(MetricsSamplerOptions options, EventClock clock, const metadata::ClusterView* view)
     : _options(std::move(options)), _clock(std::move(clock)), _view(view) {
     assert(_view != nullptr);
     assert(_options.interval_ms > 0);
@@ -40,7 +40,7 @@ events::Status MetricsSampler::sample_once() {
     assert(_admin);
     // Before the sizes: SamplerBook::report trusts a leader's growth only if
     // measured after a snapshot that showed it leading in sync.
-    const ClusterView::Snapshot state = _view->snapshot();
+    const metadata::ClusterView::Snapshot state = _view->snapshot();
     for (const auto& [id, broker] : state->brokers) {
         if (broker.fenced) continue;
         auto& failures = _broker_failures[id];
@@ -69,7 +69,7 @@ events::Status MetricsSampler::sample_once() {
         }
         if (!entry.partitions.empty()) led.push_back(std::move(entry));
     }
-    events::Result<std::vector<PartitionOffset>> offsets = end_offsets(*_admin, led, _options.call_timeout_ms);
+    events::Result<std::vector<metadata::PartitionOffset>> offsets = metadata::end_offsets(*_admin, led, _options.call_timeout_ms);
     if (offsets) {
         _book.add_end_offsets(_clock(), *offsets);
     } else {
@@ -90,7 +90,7 @@ events::Status MetricsSampler::sample_once() {
     return {};
 }
 
-void MetricsSampler::sample_consumers(const ClusterState& state) {
+void MetricsSampler::sample_consumers(const metadata::ClusterState& state) {
     namespace m = wire::messages;
     if (!_consumer_failures) {
         _consumer_failures = std::make_unique<RetryBackoff>("consumer groups' committed offsets",

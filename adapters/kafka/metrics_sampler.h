@@ -32,7 +32,7 @@
 
 #include "actors/admin_port.h"
 #include "adapters/kafka/wire/admin_client.h"
-#include "adapters/kafka/cluster_view.h"
+#include "adapters/kafka/metadata/cluster_view.h"
 #include "adapters/kafka/consumer_traffic.h"
 #include "adapters/kafka/event_clock.h"
 #include "adapters/kafka/retry_backoff.h"
@@ -51,7 +51,7 @@ struct MetricsSamplerOptions {
 
 class MetricsSampler {
 public:
-    MetricsSampler(MetricsSamplerOptions options, EventClock clock, const ClusterView* view);
+    MetricsSampler(MetricsSamplerOptions options, EventClock clock, const metadata::ClusterView* view);
     ~MetricsSampler();
     MetricsSampler(const MetricsSampler&) = delete;
     MetricsSampler& operator=(const MetricsSampler&) = delete;
@@ -66,11 +66,11 @@ public:
 private:
     void run();
     /// One consumer round: groups listed, their committed offsets read.
-    void sample_consumers(const ClusterState& state);
+    void sample_consumers(const metadata::ClusterState& state);
 
     MetricsSamplerOptions _options;
     EventClock _clock;
-    const ClusterView* _view;
+    const metadata::ClusterView* _view;
     actors::EventSink _sink;
     std::unique_ptr<wire::AdminClient> _admin;
     SamplerBook _book;

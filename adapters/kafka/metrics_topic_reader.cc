@@ -4,7 +4,7 @@
 
 namespace ballast::kafka {
 
-MetricsTopicReader::MetricsTopicReader(MetricsTopicReaderOptions options, EventClock clock, const ClusterView* view)
+MetricsTopicReader::MetricsTopicReader(MetricsTopicReaderOptions options, EventClock clock, const metadata::ClusterView* view)
     : _options(std::move(options)), _clock(std::move(clock)), _view(view) {
     assert(_view != nullptr);
     assert(_options.interval_ms > 0);
@@ -34,15 +34,15 @@ void MetricsTopicReader::stop() {
 }
 
 bool MetricsTopicReader::assign() {
-    events::Result<Metadata> metadata = _consumer->metadata(_options.call_timeout_ms);
+    events::Result<metadata::Metadata> metadata = _consumer->metadata(_options.call_timeout_ms);
     if (!metadata) {
         spdlog::debug("metrics topic {}: {}", _options.topic, metadata.error().message);
         return false;
     }
-    for (const MetadataTopic& topic : metadata->topics) {
+    for (const metadata::MetadataTopic& topic : metadata->topics) {
         if (topic.name != _options.topic || topic.error_code != 0 || topic.partitions.empty()) continue;
         std::vector<int32_t> partitions;
-        for (const MetadataPartition& p : topic.partitions) partitions.push_back(p.id);
+        for (const metadata::MetadataPartition& p : topic.partitions) partitions.push_back(p.id);
         // From the end: a report older than now says nothing the journal
         // lacks, and its time would be the brokers', not the engine's.
         if (events::Status assigned = _consumer->assign_topic_from(_options.topic, partitions, -1, _options.call_timeout_ms);

@@ -22,7 +22,7 @@
 
 #include "actors/admin_port.h"
 #include "adapters/kafka/automq_metrics.h"
-#include "adapters/kafka/cluster_view.h"
+#include "adapters/kafka/metadata/cluster_view.h"
 #include "adapters/kafka/cruise_control_metrics.h"
 #include "adapters/kafka/event_clock.h"
 #include "adapters/kafka/rdkafka_client.h"
@@ -45,7 +45,7 @@ struct MetricsTopicReaderOptions {
 
 class MetricsTopicReader {
 public:
-    MetricsTopicReader(MetricsTopicReaderOptions options, EventClock clock, const ClusterView* view);
+    MetricsTopicReader(MetricsTopicReaderOptions options, EventClock clock, const metadata::ClusterView* view);
     ~MetricsTopicReader();
     MetricsTopicReader(const MetricsTopicReader&) = delete;
     MetricsTopicReader& operator=(const MetricsTopicReader&) = delete;
@@ -65,7 +65,7 @@ private:
 
     MetricsTopicReaderOptions _options;
     EventClock _clock;
-    const ClusterView* _view;
+    const metadata::ClusterView* _view;
     actors::EventSink _sink;
     std::unique_ptr<RdKafkaClient> _consumer;
     bool _assigned = false;

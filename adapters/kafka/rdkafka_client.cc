@@ -87,25 +87,25 @@ RdKafkaClient::~RdKafkaClient() {
     rd_kafka_destroy(_handle);
 }
 
-events::Result<Metadata> RdKafkaClient::metadata(int64_t timeout_ms) {
+events::Result<metadata::Metadata> RdKafkaClient::metadata(int64_t timeout_ms) {
     const rd_kafka_metadata_t* raw = nullptr;
     const rd_kafka_resp_err_t error = rd_kafka_metadata(_handle, 1, nullptr, &raw, timeout_int(timeout_ms));
     if (error != RD_KAFKA_RESP_ERR_NO_ERROR) {
         return make_error(events::ErrorCode::io_error, std::string("metadata request: ") + rd_kafka_err2name(error) +
                                                    " (" + rd_kafka_err2str(error) + ")");
     }
-    Metadata out;
+    metadata::Metadata out;
     for (int b = 0; b < raw->broker_cnt; b++) {
         out.brokers.push_back({raw->brokers[b].id, raw->brokers[b].host, raw->brokers[b].port});
     }
     for (int t = 0; t < raw->topic_cnt; t++) {
         const rd_kafka_metadata_topic_t& topic = raw->topics[t];
-        MetadataTopic entry;
+        metadata::MetadataTopic entry;
         entry.name = topic.topic;
         entry.error_code = static_cast<int16_t>(topic.err);
         for (int p = 0; p < topic.partition_cnt; p++) {
             const rd_kafka_metadata_partition_t& partition = topic.partitions[p];
-            MetadataPartition part;
+            metadata::MetadataPartition part;
             part.id = partition.id;
             part.error_code = static_cast<int16_t>(partition.err);
             part.leader = partition.leader;

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "adapters/kafka/cluster_state.h"
+#include "adapters/kafka/metadata/cluster_state.h"
 #include "adapters/kafka/wire/protocol_api.h"
 #include "events/result.h"
 
@@ -55,7 +55,7 @@ public:
     RdKafkaClient& operator=(const RdKafkaClient&) = delete;
 
     /// Every broker and topic (internal ones too).
-    events::Result<Metadata> metadata(int64_t timeout_ms);
+    events::Result<metadata::Metadata> metadata(int64_t timeout_ms);
 
     /// Consumer: the partitions of `topic`, each from the first offset whose
     /// timestamp is at or after `from_timestamp_ms` (the end if none).

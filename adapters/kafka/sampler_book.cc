@@ -51,8 +51,8 @@ void SamplerBook::add_sizes(int32_t broker_id, int64_t time_ms, const wire::mess
     broker.fresh = true;
 }
 
-void SamplerBook::add_end_offsets(int64_t time_ms, const std::vector<PartitionOffset>& offsets) {
-    for (const PartitionOffset& o : offsets) {
+void SamplerBook::add_end_offsets(int64_t time_ms, const std::vector<metadata::PartitionOffset>& offsets) {
+    for (const metadata::PartitionOffset& o : offsets) {
         if (o.error_code != 0 || o.offset < 0) continue;
         Offsets& entry = _offsets[{o.topic, o.partition}];
         const double rate = rate_per_s(static_cast<double>(entry.end_offset), entry.time_ms,
@@ -72,7 +72,7 @@ const SamplerBook::Replica* SamplerBook::replica(int32_t broker_id, const Partit
     return r == b->second.replicas.end() ? nullptr : &r->second;
 }
 
-std::vector<events::Body> SamplerBook::report(const ClusterState& state) {
+std::vector<events::Body> SamplerBook::report(const metadata::ClusterState& state) {
     struct Estimate {
         double bytes_in_per_s = -1;  // -1: nothing known, not reported
         double bytes_out_per_s = 0;  // consumers'

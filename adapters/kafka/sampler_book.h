@@ -49,9 +49,9 @@
 #include <tuple>
 #include <vector>
 
-#include "adapters/kafka/cluster_state.h"
+#include "adapters/kafka/metadata/cluster_state.h"
 #include "adapters/kafka/wire/messages/describe_log_dirs.h"
-#include "adapters/kafka/cluster_queries.h"
+#include "adapters/kafka/metadata/cluster_queries.h"
 #include "events/event.h"
 
 namespace ballast::kafka {
@@ -61,7 +61,7 @@ public:
     /// One broker's DescribeLogDirs answer, received at `time_ms`.
     void add_sizes(int32_t broker_id, int64_t time_ms, const wire::messages::DescribeLogDirsResponse& response);
     /// End offsets received at `time_ms`.
-    void add_end_offsets(int64_t time_ms, const std::vector<PartitionOffset>& offsets);
+    void add_end_offsets(int64_t time_ms, const std::vector<metadata::PartitionOffset>& offsets);
 
     /// Messages consumed per second per partition (every consuming group
     /// together), used by the reports from now on until replaced.
@@ -74,7 +74,7 @@ public:
     /// as known before the sizes since the last report were asked for (the
     /// sampler takes its snapshot first): a leader it names in the ISR was
     /// in sync before its broker's samples since were taken.
-    std::vector<events::Body> report(const ClusterState& state);
+    std::vector<events::Body> report(const metadata::ClusterState& state);
 
 private:
     using PartitionKey = std::pair<std::string, int32_t>;

@@ -21,9 +21,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         return 0;
     }
     const kafka::CruiseControlMetric& metric = *decoded;
-    kafka::ClusterState state;
-    state.brokers[metric.broker_id] = kafka::BrokerState{metric.broker_id, "localhost", 9092, "", false};
-    kafka::PartitionState led;
+    kafka::metadata::ClusterState state;
+    state.brokers[metric.broker_id] = kafka::metadata::BrokerState{metric.broker_id, "localhost", 9092, "", false};
+    kafka::metadata::PartitionState led;
     led.replicas = {metric.broker_id};
     led.leader = metric.broker_id;
     led.isr = {metric.broker_id};

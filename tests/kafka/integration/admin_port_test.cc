@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "adapters/kafka/kafka_admin_port.h"
-#include "adapters/kafka/metadata_poller.h"
+#include "adapters/kafka/metadata/metadata_poller.h"
 #include "tests/kafka/integration/event_collector.h"
 #include "tests/kafka/integration/kafka_cluster.h"
 
@@ -57,12 +57,12 @@ protected:
         ASSERT_TRUE(servers.ok()) << servers.error().to_string();
         _client.bootstrap_servers = *servers;
         _rdkafka = std::make_unique<testing::RdKafka>(_bootstrap);
-        MetadataPollerOptions o;
+        metadata::MetadataPollerOptions o;
         o.bootstrap_servers = _bootstrap;
         o.client = _client;
         o.poll_interval_ms = 300;
         o.sweep_ms = 5000;  // incremental, a whole sweep well inside the waits
-        _poller = std::make_unique<MetadataPoller>(o, _clock, &_view);
+        _poller = std::make_unique<metadata::MetadataPoller>(o, _clock, &_view);
         ASSERT_TRUE(_poller->start(_events.sink()).ok());
     }
     void TearDown() override {
@@ -100,9 +100,9 @@ protected:
         return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
             .count();
     };
-    ClusterView _view;
+    metadata::ClusterView _view;
     EventCollector _events;
-    std::unique_ptr<MetadataPoller> _poller;
+    std::unique_ptr<metadata::MetadataPoller> _poller;
 };
 
 TEST_F(AdminPortOnKafka, AMoveCompletesAfterTheStreamShowsItsNewReplicas) {

@@ -17,7 +17,7 @@
 #include <thread>
 #include <string>
 
-#include "adapters/kafka/metadata_poller.h"
+#include "adapters/kafka/metadata/metadata_poller.h"
 #include "adapters/kafka/metrics_sampler.h"
 #include "tests/kafka/integration/event_collector.h"
 #include "tests/kafka/integration/kafka_cluster.h"
@@ -99,16 +99,16 @@ struct Polled {
         EXPECT_TRUE(servers.ok()) << servers.error().to_string();
         if (servers.ok()) sampler.client.bootstrap_servers = *servers;
         sampler.bootstrap_servers = bootstrap_servers;
-        MetadataPollerOptions options;
+        metadata::MetadataPollerOptions options;
         options.bootstrap_servers = bootstrap_servers;
         options.client = sampler.client;
-        poller = std::make_unique<MetadataPoller>(options, [] { return int64_t{0}; }, &view);
+        poller = std::make_unique<metadata::MetadataPoller>(options, [] { return int64_t{0}; }, &view);
         EXPECT_TRUE(poller->attach(metadata.sink()).ok());
         EXPECT_TRUE(poller->poll_once().ok());
     }
-    ClusterView view;
+    metadata::ClusterView view;
     EventCollector metadata;
-    std::unique_ptr<MetadataPoller> poller;
+    std::unique_ptr<metadata::MetadataPoller> poller;
     MetricsSamplerOptions sampler;
 };
 

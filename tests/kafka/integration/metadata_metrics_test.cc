@@ -12,7 +12,7 @@
 #include <map>
 #include <thread>
 
-#include "adapters/kafka/metadata_poller.h"
+#include "adapters/kafka/metadata/metadata_poller.h"
 #include "adapters/kafka/metrics_sampler.h"
 #include "tests/kafka/integration/event_collector.h"
 #include "tests/kafka/integration/kafka_cluster.h"
@@ -44,8 +44,8 @@ protected:
         EXPECT_EQ(started.exit_code, 0) << started.output;
     }
 
-    MetadataPollerOptions poller_options() const {
-        MetadataPollerOptions o;
+    metadata::MetadataPollerOptions poller_options() const {
+        metadata::MetadataPollerOptions o;
         o.bootstrap_servers = _bootstrap;
         o.client = _client;
         o.poll_interval_ms = 300;
@@ -65,10 +65,10 @@ bool is_partition(const events::Event& e, const std::string& topic, int32_t part
 
 TEST_F(AdapterOnKafka, MetadataEventsArriveInTheOrderABrokerStopsAndStarts) {
     const std::string topic = topic_name("metadata");
-    ClusterView view;
+    metadata::ClusterView view;
     EventCollector events;
     std::atomic<int64_t> now_ms{1'000};
-    MetadataPoller poller(poller_options(), [&] { return now_ms.fetch_add(1); }, &view);
+    metadata::MetadataPoller poller(poller_options(), [&] { return now_ms.fetch_add(1); }, &view);
     ASSERT_TRUE(poller.start(events.sink()).ok());
 
     // The first report: every broker with its rack and endpoint, source kafka_metadata.
@@ -177,7 +177,7 @@ TEST_F(AdapterOnKafka, MetadataEventsArriveInTheOrderABrokerStopsAndStarts) {
         EXPECT_EQ(std::get<events::PartitionChanged>(all[i].body).isr.size(), 2u);
     }
     // And the view holds the last report.
-    const PartitionState* now = view.snapshot()->partition(topic, 0);
+    const metadata::PartitionState* now = view.snapshot()->partition(topic, 0);
     ASSERT_NE(now, nullptr);
     EXPECT_TRUE(contains(now->isr, 3));
     EXPECT_FALSE(view.snapshot()->brokers.at(3).fenced);
@@ -187,9 +187,9 @@ TEST_F(AdapterOnKafka, MetadataEventsArriveInTheOrderABrokerStopsAndStarts) {
 TEST_F(AdapterOnKafka, TheSamplerMeasuresWhatWasProducedOverTheSamplesClock) {
     const std::string topic = topic_name("sampler");
     ASSERT_TRUE(_rdkafka->create_topic(topic, {{1, 2}, {2, 3}}).ok());
-    ClusterView view;
+    metadata::ClusterView view;
     EventCollector metadata;
-    MetadataPoller poller(poller_options(), [] { return int64_t{0}; }, &view);
+    metadata::MetadataPoller poller(poller_options(), [] { return int64_t{0}; }, &view);
     ASSERT_TRUE(poller.attach(metadata.sink()).ok());
     ASSERT_TRUE(poller.poll_once().ok());
 
@@ -256,7 +256,7 @@ TEST_F(AdapterOnKafka, EndOffsetsAreAnsweredRightAfterALeaderMoved) {
     ASSERT_TRUE(_rdkafka->produce(topic, 0, 10, 100).ok());
     wire::AdminClient client(_client);
     const std::vector<wire::TopicPartitions> both{{topic, {0, 1}}};
-    auto before = end_offsets(client, both, 10'000);
+    auto before = metadata::end_offsets(client, both, 10'000);
     ASSERT_TRUE(before.ok()) << before.error().message;
     ASSERT_EQ(before->size(), 2u);
     EXPECT_EQ((*before)[0].offset, 10) << "asked of broker 1, which leads partition 0";
@@ -275,10 +275,10 @@ TEST_F(AdapterOnKafka, EndOffsetsAreAnsweredRightAfterALeaderMoved) {
         << "partition 0 moved to broker 3";
     ASSERT_TRUE(_rdkafka->produce(topic, 0, 5, 100).ok());
 
-    auto after = end_offsets(client, both, 10'000);
+    auto after = metadata::end_offsets(client, both, 10'000);
     ASSERT_TRUE(after.ok()) << after.error().message;
     ASSERT_EQ(after->size(), 2u);
-    for (const PartitionOffset& o : *after) {
+    for (const metadata::PartitionOffset& o : *after) {
         EXPECT_EQ(o.error_code, 0) << "partition " << o.partition;
         EXPECT_EQ(o.offset, o.partition == 0 ? 15 : 0) << "partition " << o.partition;
     }
@@ -345,9 +345,9 @@ TEST_F(AdapterOnKafka, RatesDuringAThrottledMoveStayAtTheProducersRate) {
         settle_timeout_ms));
     producer.start(records_per_s);
 
-    ClusterView view;
+    metadata::ClusterView view;
     EventCollector metadata;
-    MetadataPoller poller(poller_options(), [] { return int64_t{0}; }, &view);
+    metadata::MetadataPoller poller(poller_options(), [] { return int64_t{0}; }, &view);
     ASSERT_TRUE(poller.attach(metadata.sink()).ok());
     EventCollector metrics;
     MetricsSamplerOptions options;
@@ -400,7 +400,7 @@ TEST_F(AdapterOnKafka, RatesDuringAThrottledMoveStayAtTheProducersRate) {
     for (int i = 0; i < 4; i++) {
         std::this_thread::sleep_for(interval);
         ASSERT_TRUE(round("copying"));
-        const PartitionState* p = view.snapshot()->partition(topic, 0);
+        const metadata::PartitionState* p = view.snapshot()->partition(topic, 0);
         ASSERT_TRUE(p && p->reassigning && p->adding == std::vector<int32_t>{3}) << "the throttle holds the copy";
     }
     // The copy still has over 1 MB to go: the new leader's first interval will
@@ -415,7 +415,7 @@ TEST_F(AdapterOnKafka, RatesDuringAThrottledMoveStayAtTheProducersRate) {
     ASSERT_TRUE(testing::eventually(
         [&] {
             if (!poller.poll_once().ok()) return false;
-            const PartitionState* p = view.snapshot()->partition(topic, 0);
+            const metadata::PartitionState* p = view.snapshot()->partition(topic, 0);
             return p && !p->reassigning && p->replicas == std::vector<int32_t>{3} && p->leader == 3;
         },
         settle_timeout_ms))

@@ -9,8 +9,8 @@
 namespace ballast::kafka {
 namespace {
 
-PartitionState part(std::vector<int32_t> replicas, int32_t leader, std::vector<int32_t> isr) {
-    PartitionState p;
+metadata::PartitionState part(std::vector<int32_t> replicas, int32_t leader, std::vector<int32_t> isr) {
+    metadata::PartitionState p;
     p.replicas = std::move(replicas);
     p.leader = leader;
     p.isr = std::move(isr);
@@ -28,8 +28,8 @@ events::Action move(std::vector<int32_t> before, std::vector<int32_t> after) {
     return a;
 }
 
-ClusterState reported(std::vector<int32_t> replicas, int32_t leader, std::vector<int32_t> isr) {
-    ClusterState s;
+metadata::ClusterState reported(std::vector<int32_t> replicas, int32_t leader, std::vector<int32_t> isr) {
+    metadata::ClusterState s;
     s.topics["orders"].partitions[3] = part(std::move(replicas), leader, std::move(isr));
     s.topics["orders"].partitions[4] = part({2, 3}, 2, {2, 3});
     return s;
@@ -83,7 +83,7 @@ TEST(ActionTracker, ASwapCompletesWhenBothHalvesDo) {
     TrackedAction t = track(a, 1);
     ASSERT_EQ(t.parts.size(), 2u);
     std::string why;
-    ClusterState s = reported({3, 2}, 3, {3, 2});
+    metadata::ClusterState s = reported({3, 2}, 3, {3, 2});
     EXPECT_EQ(next_step(t, listing({4}), s, 0, abandon_ms, &why), TrackStep::wait);
     EXPECT_TRUE(t.parts[0].done);
     EXPECT_FALSE(t.parts[1].done);

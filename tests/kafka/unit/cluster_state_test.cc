@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include "adapters/kafka/cluster_state.h"
+#include "adapters/kafka/metadata/cluster_state.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::metadata {
 namespace {
 
 MetadataBroker broker(int32_t id) { return {id, "127.0.0.1", 9090 + id}; }
@@ -187,4 +187,4 @@ TEST(ClusterState, WhenReassignmentsAreUnknownAPartitionThatGrewKeepsItsLastRepo
 }
 
 }  // namespace
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::metadata

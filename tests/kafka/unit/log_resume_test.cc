@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "adapters/kafka/log_translator.h"
+#include "adapters/kafka/metadata/log_translator.h"
 #include "store/journal.h"
 #include "tests/support/temp_dir.h"
 #include "tools/run_metadata_log.h"
@@ -40,8 +40,8 @@ std::unique_ptr<store::Journal> open(const std::string& path) {
 
 /// Journals what the log gave up to offset 24, with ticks and a poller's event between.
 void journal_some(store::Journal& journal) {
-    kafka::LogPicture picture;
-    kafka::Translation t;
+    kafka::metadata::LogPicture picture;
+    kafka::metadata::Translation t;
     mlog::RegisterBrokerRecord broker;
     broker.broker_id = 1;
     broker.fenced = false;
@@ -53,7 +53,7 @@ void journal_some(store::Journal& journal) {
          {entry(20, broker, 1), entry(21, mlog::TopicRecord{"orders", orders_id}, 1),
           entry(22, partition(orders_id, 0, {1}), 1), entry(23, mlog::TopicRecord{"logs", logs_id}, 2),
           entry(24, elect, 2)}) {
-        kafka::translate_record(picture, e, 1000, t);
+        kafka::metadata::translate_record(picture, e, 1000, t);
     }
     std::vector<events::Event> batch;
     batch.push_back(events::Event{0, 900, events::Source::clock, events::Tick{900}});
@@ -77,18 +77,18 @@ TEST(MetadataLogResume, TheJournalGivesBackThePositionAndTheTopicsNames) {
     EXPECT_EQ(resumed->picture.last_epoch, 2);
     ASSERT_EQ(resumed->picture.topic_by_name.count("orders"), 1u);
     EXPECT_EQ(resumed->picture.topic_by_name.count("polled"), 0u) << "the poller's events are not the log's";
-    EXPECT_EQ(resumed->picture.topic_by_name.at("orders"), kafka::topic_key(orders_id));
-    EXPECT_EQ(resumed->picture.topics.at(kafka::topic_key(orders_id)).partitions.at(0).leader_epoch, 4);
+    EXPECT_EQ(resumed->picture.topic_by_name.at("orders"), kafka::metadata::topic_key(orders_id));
+    EXPECT_EQ(resumed->picture.topics.at(kafka::metadata::topic_key(orders_id)).partitions.at(0).leader_epoch, 4);
 
     // The reader resumes there, and a topic deleted meanwhile is named from the journal.
-    kafka::LogTranslator translator(resumed->picture);
+    kafka::metadata::LogTranslator translator(resumed->picture);
     EXPECT_FALSE(translator.catching_up());
     EXPECT_EQ(translator.fetch_from(), 25);
     EXPECT_EQ(translator.fetch_epoch(), 2);
     mlog::PollResult poll;
     poll.entries = {entry(31, mlog::RemoveTopicRecord{logs_id}, 2)};
     poll.high_watermark = 32;
-    const kafka::Translation t = translator.translate(poll, 32, 2000);
+    const kafka::metadata::Translation t = translator.translate(poll, 32, 2000);
     ASSERT_EQ(t.events.size(), 1u);
     EXPECT_EQ(t.events[0].body, events::Body(events::TopicDeleted{"logs"}));
     EXPECT_EQ(t.events[0].metadata_offset, 31);
@@ -105,7 +105,7 @@ TEST(MetadataLogResume, AJournalStartedFromASnapshotIsNotWhole) {
     ASSERT_TRUE(resumed) << resumed.error().to_string();
     EXPECT_FALSE(resumed->whole) << "events before seq 101 are not in it";
     EXPECT_EQ(resumed->picture.next_offset, 25);
-    kafka::LogTranslator translator(resumed->picture, !resumed->whole);
+    kafka::metadata::LogTranslator translator(resumed->picture, !resumed->whole);
     EXPECT_EQ(translator.fetch_from(), 0) << "the picture is rebuilt from the log's start";
 }
 

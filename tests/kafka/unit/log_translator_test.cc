@@ -1,13 +1,13 @@
-// KRaft's metadata records to Ballast's events (adapters/kafka/log_translator.h), without a
+// KRaft's metadata records to Ballast's events (adapters/kafka/metadata/log_translator.h), without a
 // cluster: each record type, leader epochs, a reassignment's adding and removing replicas,
 // topic deletion, metadata transactions, the first read of the log as one picture, and a
 // snapshot's image replacing the picture.
 
 #include <gtest/gtest.h>
 
-#include "adapters/kafka/log_translator.h"
+#include "adapters/kafka/metadata/log_translator.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::metadata {
 namespace {
 
 namespace mlog = metadata_log;
@@ -327,4 +327,4 @@ TEST(LogTranslator, ARebuildFromTheLogAppliesWhatIsJournaledQuietlyAndTranslates
 }
 
 }  // namespace
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::metadata

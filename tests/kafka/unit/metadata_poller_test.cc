@@ -10,12 +10,12 @@
 #include <algorithm>
 #include <vector>
 
-#include "adapters/kafka/cluster_view.h"
-#include "adapters/kafka/metadata_poller.h"
-#include "adapters/kafka/metadata_sweep.h"
+#include "adapters/kafka/metadata/cluster_view.h"
+#include "adapters/kafka/metadata/metadata_poller.h"
+#include "adapters/kafka/metadata/metadata_sweep.h"
 #include "tests/kafka/support/scripted_cluster.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::metadata {
 namespace {
 
 using testing::ClusterModel;
@@ -335,4 +335,4 @@ TEST(MetadataSweep, ATopicWithAnErrorIsLeftAsReported) {
 }
 
 }  // namespace
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::metadata

@@ -17,8 +17,8 @@
 namespace ballast::kafka {
 namespace {
 
-PartitionState part(std::vector<int32_t> replicas, int32_t leader, std::vector<int32_t> isr) {
-    PartitionState p;
+metadata::PartitionState part(std::vector<int32_t> replicas, int32_t leader, std::vector<int32_t> isr) {
+    metadata::PartitionState p;
     p.replicas = std::move(replicas);
     p.leader = leader;
     p.isr = std::move(isr);
@@ -191,9 +191,9 @@ TEST(AutomqMetrics, AReporterRackThatDisagreesWithTheClusterIsToldOnce) {
         ASSERT_TRUE(m.ok() && m->has_value()) << (m.ok() ? "" : m.error().message);
         aggregator.add(**m);
     };
-    ClusterState state;
-    state.brokers[1] = BrokerState{1, "h", 1, "rack-a", false};
-    state.brokers[2] = BrokerState{2, "h", 1, "rack-b", false};
+    metadata::ClusterState state;
+    state.brokers[1] = metadata::BrokerState{1, "h", 1, "rack-a", false};
+    state.brokers[2] = metadata::BrokerState{2, "h", 1, "rack-b", false};
     add(1, "rack-a");
     add(2, "rack-x");
     std::vector<std::string> told = aggregator.rack_disagreements(state);
@@ -302,8 +302,8 @@ TEST(CruiseControlMetrics, DamagedRecordsNameTheFieldAndOffset) {
 }
 
 TEST(CruiseControlMetrics, TopicRatesAreSharedByTheLeadersOnTheBroker) {
-    ClusterState state;
-    for (int32_t id : {1, 2}) state.brokers[id] = BrokerState{id, "h", 1, "", false};
+    metadata::ClusterState state;
+    for (int32_t id : {1, 2}) state.brokers[id] = metadata::BrokerState{id, "h", 1, "", false};
     state.topics["orders"].partitions[0] = part({1, 2}, 1, {1, 2});
     state.topics["orders"].partitions[1] = part({1, 2}, 1, {1, 2});
     state.topics["orders"].partitions[2] = part({2, 1}, 2, {2, 1});
@@ -343,8 +343,8 @@ TEST(CruiseControlMetrics, TopicRatesAreSharedByTheLeadersOnTheBroker) {
 }
 
 TEST(CruiseControlMetrics, APartitionSizePastWhatAUint64HoldsIsDroppedNotConverted) {
-    ClusterState state;
-    state.brokers[1] = BrokerState{1, "h", 1, "", false};
+    metadata::ClusterState state;
+    state.brokers[1] = metadata::BrokerState{1, "h", 1, "", false};
     state.topics["orders"].partitions[0] = part({1}, 1, {1});
     CruiseControlAggregator aggregator;
     auto m = decode_cruise_control_metric(cc_partition(1, "orders", 0, 4.8e180).bytes, "r");

@@ -11,8 +11,8 @@
 namespace ballast::kafka {
 namespace {
 
-PartitionState part(std::vector<int32_t> replicas, int32_t leader, std::vector<int32_t> isr) {
-    PartitionState p;
+metadata::PartitionState part(std::vector<int32_t> replicas, int32_t leader, std::vector<int32_t> isr) {
+    metadata::PartitionState p;
     p.replicas = std::move(replicas);
     p.leader = leader;
     p.isr = std::move(isr);
@@ -37,9 +37,9 @@ wire::messages::DescribeLogDirsResponse dirs(std::vector<std::tuple<std::string,
 }
 
 /// orders-0 on [1,2] led by 1, orders-1 on [2] led by 2; broker 3 alive, empty.
-ClusterState cluster() {
-    ClusterState s;
-    for (int32_t id : {1, 2, 3}) s.brokers[id] = BrokerState{id, "h", 1, "", false};
+metadata::ClusterState cluster() {
+    metadata::ClusterState s;
+    for (int32_t id : {1, 2, 3}) s.brokers[id] = metadata::BrokerState{id, "h", 1, "", false};
     s.topics["orders"].partitions[0] = part({1, 2}, 1, {1, 2});
     s.topics["orders"].partitions[1] = part({2}, 2, {2});
     return s;
@@ -164,7 +164,7 @@ TEST(SamplerBook, ANewLeaderWithNoTrustedRateAndNoOffsetsReportsNothingAndFenced
     (void)book.report(cluster());
     // Broker 1 is fenced; orders-0 moved to [3,2] and broker 3, whose replica
     // is new (no growth yet), leads it. No end offsets are known.
-    ClusterState s = cluster();
+    metadata::ClusterState s = cluster();
     s.brokers[1].fenced = true;
     s.topics["orders"].partitions[0] = part({3, 2}, 3, {3, 2});
     book.add_sizes(1, 2000, dirs({{"orders", 0, 2'000'000}}));
@@ -191,9 +191,9 @@ const events::PartitionSample* sample_of(const std::vector<events::Body>& bodies
 
 /// orders-0 on [1,2] led by 1, with broker 2 out of the ISR (back from a
 /// stop, catching up), and broker 3 being added.
-ClusterState catching_up() {
-    ClusterState s = cluster();
-    PartitionState p = part({1, 2}, 1, {1});
+metadata::ClusterState catching_up() {
+    metadata::ClusterState s = cluster();
+    metadata::PartitionState p = part({1, 2}, 1, {1});
     p.reassigning = true;
     p.adding = {3};
     s.topics["orders"].partitions[0] = p;
@@ -204,7 +204,7 @@ ClusterState catching_up() {
 // followers copy it at 50 times that.
 TEST(SamplerBook, AFollowerCatchingUpDoesNotChangeThePartitionsRate) {
     SamplerBook book;
-    const ClusterState s = catching_up();
+    const metadata::ClusterState s = catching_up();
     auto leader_size = [](int64_t t) { return 5'000'000 + t; };
     auto follower_size = [](int64_t t) { return 50 * t; };
     // Broker 1's log directory is offline in the first round (56,
@@ -245,7 +245,7 @@ TEST(SamplerBook, AFollowerCatchingUpDoesNotChangeThePartitionsRate) {
 
 TEST(SamplerBook, ALeaderThatJustCaughtUpIsRatedByEndOffsetsForItsFirstInterval) {
     SamplerBook book;
-    ClusterState s = cluster();
+    metadata::ClusterState s = cluster();
     s.topics["orders"].partitions.erase(1);
     s.topics["orders"].partitions[0] = part({1}, 1, {1});
     // orders-0 holds 1 MB on broker 1 and takes 10 messages of 100 bytes a
@@ -261,7 +261,7 @@ TEST(SamplerBook, ALeaderThatJustCaughtUpIsRatedByEndOffsetsForItsFirstInterval)
             ASSERT_NE(sample_of(report, 1, 0), nullptr);
             EXPECT_DOUBLE_EQ(sample_of(report, 1, 0)->bytes_in_per_s, 1000);
         }
-        PartitionState p = part({1}, 1, {1});
+        metadata::PartitionState p = part({1}, 1, {1});
         p.reassigning = true;
         p.adding = {3};
         s.topics["orders"].partitions[0] = p;
@@ -293,7 +293,7 @@ TEST(SamplerBook, ALeaderThatJustCaughtUpIsRatedByEndOffsetsForItsFirstInterval)
 
 TEST(SamplerBook, WithoutEndOffsetsANewLeaderKeepsThePartitionsLastTrustedRate) {
     SamplerBook book;
-    ClusterState s = cluster();
+    metadata::ClusterState s = cluster();
     s.topics["orders"].partitions[0] = part({1, 2}, 1, {1});  // broker 2 catching up
     for (int64_t t : {0, 1000}) {
         book.add_sizes(1, t, dirs({{"orders", 0, 1000 + t}}));
@@ -316,7 +316,7 @@ TEST(SamplerBook, WithoutEndOffsetsANewLeaderKeepsThePartitionsLastTrustedRate) 
 // trusted either.
 TEST(SamplerBook, ALeaderChangeSeenWhileItsBrokerWasSilentIsTrustedOnlyFromItsNextSample) {
     SamplerBook book;
-    ClusterState s = cluster();
+    metadata::ClusterState s = cluster();
     s.topics["orders"].partitions[0] = part({1, 2}, 1, {1});  // broker 2 catching up at 20000 bytes/s
     for (int64_t t : {0, 1000}) {
         book.add_sizes(1, t, dirs({{"orders", 0, 100'000 + t}}));

@@ -45,11 +45,11 @@
 #include <utility>
 #include <vector>
 
-#include "adapters/kafka/cluster_state.h"
+#include "adapters/kafka/metadata/cluster_state.h"
 #include "adapters/kafka/metadata_log/observer.h"
 #include "events/event.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::metadata {
 
 /// A topic id as a map key: Kafka's Uuid, high then low.
 using TopicKey = std::pair<int64_t, int64_t>;
@@ -180,4 +180,4 @@ inline LogPicture picture_from(const std::vector<events::Event>& journaled) {
     return translator.picture();
 }
 
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::metadata

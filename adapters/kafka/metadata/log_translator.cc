@@ -1,11 +1,11 @@
-#include "adapters/kafka/log_translator.h"
+#include "adapters/kafka/metadata/log_translator.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <type_traits>
 #include <variant>
 
-namespace ballast::kafka {
+namespace ballast::kafka::metadata {
 
 namespace mlog = metadata_log;
 
@@ -454,4 +454,4 @@ void LogTranslator::apply_journaled(const events::Event& e) {
     if (p.next_offset > 0) _catch_up.reset();
 }
 
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::metadata

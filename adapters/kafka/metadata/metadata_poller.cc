@@ -1,15 +1,15 @@
-#include "adapters/kafka/metadata_poller.h"
+#include "adapters/kafka/metadata/metadata_poller.h"
 
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <map>
 
-#include "adapters/kafka/cluster_queries.h"
+#include "adapters/kafka/metadata/cluster_queries.h"
 #include "adapters/kafka/wire/response_errors.h"
 #include "adapters/kafka/retry_backoff.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::metadata {
 
 using events::ErrorCode;
 using events::make_error;
@@ -295,4 +295,4 @@ void MetadataPoller::run() {
     }
 }
 
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::metadata

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "adapters/kafka/cluster_state.h"
+#include "adapters/kafka/metadata/cluster_state.h"
 #include "adapters/kafka/wire/admin_client.h"
 #include "events/result.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::metadata {
 
 struct PartitionOffset {
     std::string topic;
@@ -42,4 +42,4 @@ events::Result<std::vector<PartitionOffset>> end_offsets(wire::AdminClient& admi
                                                          const std::vector<wire::TopicPartitions>& partitions,
                                                          int64_t timeout_ms);
 
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::metadata

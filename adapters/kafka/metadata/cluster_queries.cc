@@ -1,10 +1,10 @@
-#include "adapters/kafka/cluster_queries.h"
+#include "adapters/kafka/metadata/cluster_queries.h"
 
 #include <chrono>
 #include <map>
 #include <set>
 
-namespace ballast::kafka {
+namespace ballast::kafka::metadata {
 
 using events::ErrorCode;
 using events::make_error;
@@ -164,4 +164,4 @@ events::Result<std::vector<PartitionOffset>> end_offsets(wire::AdminClient& admi
     return out;
 }
 
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::metadata

@@ -26,10 +26,10 @@
 #include <string>
 #include <vector>
 
-#include "adapters/kafka/cluster_state.h"
+#include "adapters/kafka/metadata/cluster_state.h"
 #include "adapters/kafka/wire/messages/describe_topic_partitions.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::metadata {
 
 /// Topics one read learned: read whole, and known ones found gone.
 struct TopicsRead {
@@ -73,4 +73,4 @@ private:
     uint64_t _passes_done = 0;
 };
 
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::metadata

@@ -16,9 +16,9 @@
 #include <set>
 #include <string>
 
-#include "adapters/kafka/cluster_state.h"
+#include "adapters/kafka/metadata/cluster_state.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::metadata {
 
 class ClusterView {
 public:
@@ -60,4 +60,4 @@ private:
     uint64_t _version = 0;
 };
 
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::metadata

@@ -44,12 +44,12 @@
 
 #include "actors/admin_port.h"
 #include "adapters/kafka/wire/admin_client.h"
-#include "adapters/kafka/cluster_view.h"
+#include "adapters/kafka/metadata/cluster_view.h"
 #include "adapters/kafka/event_clock.h"
-#include "adapters/kafka/cluster_state.h"
-#include "adapters/kafka/metadata_sweep.h"
+#include "adapters/kafka/metadata/cluster_state.h"
+#include "adapters/kafka/metadata/metadata_sweep.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::metadata {
 
 struct MetadataPollerOptions {
     /// As the user gave them ("host:port,..."), for messages.
@@ -138,4 +138,4 @@ private:
     std::atomic<uint64_t> _full_polls_done{0};
 };
 
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::metadata

@@ -1,11 +1,11 @@
-#include "adapters/kafka/cluster_state.h"
+#include "adapters/kafka/metadata/cluster_state.h"
 
 #include <algorithm>
 #include <set>
 
 #include "actors/admin_port.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::metadata {
 
 namespace {
 
@@ -226,4 +226,4 @@ std::vector<events::Body> diff_topics(const ClusterState& before, const ClusterS
     return diff_in(before, after, &topics);
 }
 
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::metadata

@@ -1,4 +1,4 @@
-#include "adapters/kafka/metadata_log_source.h"
+#include "adapters/kafka/metadata/metadata_log_source.h"
 
 #include <cassert>
 #include <chrono>
@@ -7,7 +7,7 @@
 
 #include "adapters/kafka/retry_backoff.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::metadata {
 
 MetadataLogSource::MetadataLogSource(MetadataLogSourceOptions options, EventClock clock, ClusterView* view,
                                      LogTranslator translator)
@@ -116,4 +116,4 @@ void MetadataLogSource::run() {
     }
 }
 
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::metadata

@@ -2,7 +2,7 @@
 
 /// The metadata log as `ballast run`'s metadata source
 /// (`ballast.metadata.source=kraft`): a thread that fetches KRaft's
-/// `__cluster_metadata` from the controller quorum (metadata_log/observer.h),
+/// `__cluster_metadata` from the controller quorum (../metadata_log/observer.h),
 /// translates the committed records into events (log_translator.h, source
 /// `kafka_metadata_log`, each with its offset), feeds them, then publishes
 /// the picture to the ClusterView as the poller does. It replaces the poller:
@@ -27,12 +27,12 @@
 #include <thread>
 
 #include "actors/admin_port.h"
-#include "adapters/kafka/cluster_view.h"
+#include "adapters/kafka/metadata/cluster_view.h"
 #include "adapters/kafka/event_clock.h"
-#include "adapters/kafka/log_translator.h"
+#include "adapters/kafka/metadata/log_translator.h"
 #include "adapters/kafka/metadata_log/observer.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::metadata {
 
 struct MetadataLogSourceOptions {
     /// As the user gave them ("host:port,..."), for messages.
@@ -87,4 +87,4 @@ private:
     std::string _problem;  // under _mutex
 };
 
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::metadata

@@ -1,9 +1,9 @@
-#include "adapters/kafka/metadata_sweep.h"
+#include "adapters/kafka/metadata/metadata_sweep.h"
 
 #include <iterator>
 #include <set>
 
-namespace ballast::kafka {
+namespace ballast::kafka::metadata {
 
 MetadataTopic metadata_topic(const wire::messages::DescribeTopicPartitionsTopic& topic) {
     MetadataTopic out;
@@ -85,4 +85,4 @@ size_t MetadataSweep::take(const wire::messages::DescribeTopicPartitionsResponse
     return partitions;
 }
 
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::metadata

@@ -33,7 +33,7 @@
 #include "adapters/kafka/wire/messages/list_partition_reassignments.h"
 #include "events/event.h"
 
-namespace ballast::kafka {
+namespace ballast::kafka::metadata {
 
 // ---------------------------------------------------------------- raw observations
 
@@ -126,4 +126,4 @@ std::vector<events::Body> diff(const ClusterState& before, const ClusterState& a
 std::vector<events::Body> diff_topics(const ClusterState& before, const ClusterState& after,
                                       const std::set<std::string>& topics);
 
-}  // namespace ballast::kafka
+}  // namespace ballast::kafka::metadata
