@@ -25,6 +25,7 @@
 #include "adapters/kafka/wire/admin_client.h"
 #include "tests/kafka/integration/api_client.h"
 #include "tests/kafka/integration/kafka_cluster.h"
+#include "tests/kafka/integration/run_fixture.h"
 #include "tests/kafka/integration/run_support.h"
 #include "tests/support/temp_dir.h"
 #include "tools/metrics/exposition_check.h"
@@ -35,7 +36,6 @@ namespace {
 using nlohmann::json;
 using testing::BallastProcess;
 
-constexpr int64_t call_timeout_ms = 15'000;
 constexpr int instances = 3;
 
 /// Every reassignment Kafka lists while the drill runs: partition -> each
@@ -88,17 +88,11 @@ private:
     size_t _running_now = 0;
 };
 
-class HaOnKafka : public ::testing::Test {
+class HaOnKafka : public ClientsOnKafka {
 protected:
     void SetUp() override {
-        _bootstrap = testing::bootstrap_servers_from_env();
-        ASSERT_FALSE(_bootstrap.empty()) << testing::no_cluster_message();
-        events::Result<std::vector<wire::BrokerAddress>> servers = wire::parse_bootstrap_servers(_bootstrap);
-        ASSERT_TRUE(servers.ok()) << servers.error().to_string();
-        wire::ClientOptions options;
-        options.bootstrap_servers = *servers;
-        _admin = std::make_unique<wire::AdminClient>(options);
-        _rdkafka = std::make_unique<testing::RdKafka>(_bootstrap);
+        ClientsOnKafka::SetUp();
+        if (HasFatalFailure()) return;
         _group = "ballast-ha-it-" + std::to_string(::getpid());
         _processes.resize(instances);
     }
@@ -132,18 +126,9 @@ protected:
     /// Instance i (again, after a kill or a stop), on its own journal.
     void start(int i) {
         std::vector<std::string> args;
-        for (const std::string& s : {
-                 std::string("autobalancer.controller.anomaly.detect.interval.ms=4000"),
-                 std::string("autobalancer.controller.execution.interval.ms=1000"),
-                 std::string("ballast.partition.cooldown.ms=15000"),
-                 std::string("ballast.metrics.sample.interval.ms=2000"),
-                 std::string("ballast.metrics.window.ms=8000"),
-                 std::string("ballast.metadata.poll.ms=500"),
-                 std::string("ballast.metadata.poll.sweep.ms=5000"),
-                 std::string("ballast.tick.interval.ms=500"),
-                 "ballast.ha.group.id=" + _group,
-                 "ballast.ha.instance.id=" + name(i),
-             }) {
+        const std::vector<std::string> settings =
+            quick_settings({"ballast.ha.group.id=" + _group, "ballast.ha.instance.id=" + name(i)});
+        for (const std::string& s : settings) {
             args.push_back("--set");
             args.push_back(s);
         }
@@ -206,11 +191,8 @@ protected:
         return out;
     }
 
-    std::string _bootstrap;
     std::string _group;
     std::string _topic;
-    std::unique_ptr<wire::AdminClient> _admin;
-    std::unique_ptr<testing::RdKafka> _rdkafka;
     testing::TempDir _dir;
     std::vector<std::unique_ptr<BallastProcess>> _processes;
     std::vector<std::string> _logs;

@@ -16,32 +16,18 @@
 #include <map>
 #include <set>
 
-#include "adapters/kafka/metadata_log/observer.h"
 #include "adapters/kafka/wire/response_errors.h"
-#include "tests/kafka/integration/kafka_cluster.h"
+#include "tests/kafka/integration/metadata_log_fixture.h"
 
 namespace ballast::kafka::metadata_log {
 namespace {
 
 using testing::kafka_cluster;
-using testing::RdKafka;
 
 constexpr int64_t catch_up_timeout_ms = 30000;
 
-class MetadataLog : public ::testing::Test {
+class MetadataLog : public ObserverOnKafka {
 protected:
-    void SetUp() override {
-        _bootstrap = testing::bootstrap_servers_from_env();
-        ASSERT_FALSE(_bootstrap.empty()) << testing::no_cluster_message();
-        const Result<std::string> controller = testing::ask_script({"controller"});
-        ASSERT_TRUE(controller.ok()) << controller.error().to_string();
-        Result<std::vector<wire::BrokerAddress>> controllers =
-            wire::parse_bootstrap_servers(*controller);
-        ASSERT_TRUE(controllers.ok()) << controllers.error().to_string();
-        _controllers = *controllers;
-        _rdkafka = std::make_unique<RdKafka>(_bootstrap);
-    }
-
     ObserverOptions options(std::vector<std::pair<wire::ApiKey, int16_t>> caps = {}) {
         ObserverOptions out;
         out.controllers = _controllers;
@@ -74,10 +60,6 @@ protected:
         });
         return entries;
     }
-
-    std::string _bootstrap;
-    std::vector<wire::BrokerAddress> _controllers;
-    std::unique_ptr<RdKafka> _rdkafka;
 };
 
 TEST_F(MetadataLog, FromItsStartEveryBrokerRegisteredInOffsetOrder) {

@@ -15,14 +15,12 @@
 #include <map>
 #include <thread>
 
-#include "adapters/kafka/metadata_log/observer.h"
-#include "tests/kafka/integration/kafka_cluster.h"
+#include "tests/kafka/integration/metadata_log_fixture.h"
 
 namespace ballast::kafka::metadata_log {
 namespace {
 
 using testing::kafka_cluster;
-using testing::RdKafka;
 
 constexpr int64_t timeout_ms = 60000;
 
@@ -46,22 +44,15 @@ std::chrono::steady_clock::time_point deadline_in(int64_t ms) {
     return std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
 }
 
-class MetadataQuorum : public ::testing::Test {
+class MetadataQuorum : public ObserverOnKafka {
 protected:
     void SetUp() override {
-        _bootstrap = testing::bootstrap_servers_from_env();
-        ASSERT_FALSE(_bootstrap.empty()) << testing::no_cluster_message();
-        const Result<std::string> controller = testing::ask_script({"controller"});
-        ASSERT_TRUE(controller.ok()) << controller.error().to_string();
-        Result<std::vector<wire::BrokerAddress>> controllers =
-            wire::parse_bootstrap_servers(*controller);
-        ASSERT_TRUE(controllers.ok()) << controllers.error().to_string();
-        ASSERT_EQ(controllers->size(), 3u)
+        ObserverOnKafka::SetUp();
+        if (HasFatalFailure()) return;
+        ASSERT_EQ(_controllers.size(), 3u)
             << "this suite needs `tools/kafka-cluster up --controllers 3 --brokers 1 "
                "--short-metadata-log`; the cluster has controllers "
-            << *controller;
-        _controllers = *controllers;
-        _rdkafka = std::make_unique<RdKafka>(_bootstrap);
+            << _controller;
     }
 
     ObserverOptions options() const {
@@ -81,10 +72,6 @@ protected:
         const Status created = _rdkafka->create_topic(name, {{1}});
         ASSERT_TRUE(created.ok()) << name << ": " << created.error().to_string();
     }
-
-    std::string _bootstrap;
-    std::vector<wire::BrokerAddress> _controllers;
-    std::unique_ptr<RdKafka> _rdkafka;
 };
 
 /// What one observer handed out, poll after poll, and the checks every poll must pass:

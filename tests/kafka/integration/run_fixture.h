@@ -2,7 +2,7 @@
 
 /// The fixture of the `ballast run` integration tests (run_test.cc, and
 /// http_run_test.cc, which tells the same run what to do through its HTTP
-/// API): the cluster's clients, a journal directory, `ballast run` started
+/// API; ha_run_test.cc shares its clients and settings): the cluster's clients, a journal directory, `ballast run` started
 /// with settings, topics made and deleted, Kafka's view of a topic. Every
 /// test leaves the three brokers running and its topics deleted.
 
@@ -24,7 +24,9 @@ namespace ballast::kafka {
 
 inline constexpr int64_t call_timeout_ms = 15'000;
 
-class RunOnKafka : public ::testing::Test {
+/// The cluster's clients every fixture that runs `ballast run` starts with: the
+/// bootstrap servers from the environment, the wire client's admin, librdkafka.
+class ClientsOnKafka : public ::testing::Test {
 protected:
     void SetUp() override {
         _bootstrap = testing::bootstrap_servers_from_env();
@@ -36,6 +38,14 @@ protected:
         _admin = std::make_unique<wire::AdminClient>(options);
         _rdkafka = std::make_unique<testing::RdKafka>(_bootstrap);
     }
+
+    std::string _bootstrap;
+    std::unique_ptr<wire::AdminClient> _admin;
+    std::unique_ptr<testing::RdKafka> _rdkafka;
+};
+
+class RunOnKafka : public ClientsOnKafka {
+protected:
     void TearDown() override {
         for (auto& p : _processes) {
             if (p->running()) p->kill();
@@ -113,9 +123,6 @@ protected:
         return true;
     }
 
-    std::string _bootstrap;
-    std::unique_ptr<wire::AdminClient> _admin;
-    std::unique_ptr<testing::RdKafka> _rdkafka;
     testing::TempDir _dir;
     std::vector<std::string> _topics;
     std::vector<std::unique_ptr<testing::BallastProcess>> _processes;
