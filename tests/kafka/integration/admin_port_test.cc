@@ -67,6 +67,7 @@ protected:
     }
     void TearDown() override {
         if (_poller) _poller->stop();
+        if (!_rdkafka) return;  // SetUp found no cluster and said so
         // Throttles off, whatever happened.
         for (int32_t broker : {1, 2, 3}) (void)_rdkafka->set_broker_configs(broker, {});
     }

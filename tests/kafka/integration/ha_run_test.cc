@@ -97,6 +97,7 @@ protected:
         _processes.resize(instances);
     }
     void TearDown() override {
+        if (!_rdkafka) return;  // SetUp found no cluster and said so
         for (auto& p : _processes) {
             if (p && p->running()) p->kill();
         }

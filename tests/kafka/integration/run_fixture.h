@@ -47,6 +47,7 @@ protected:
 class RunOnKafka : public ClientsOnKafka {
 protected:
     void TearDown() override {
+        if (!_rdkafka) return;  // SetUp found no cluster and said so
         for (auto& p : _processes) {
             if (p->running()) p->kill();
         }
