@@ -13,16 +13,21 @@
 /// Its excess is its distance outside what is fine (a convex function of
 /// its load, which makes "cheapest destination first" the best first try).
 ///
-/// Accepting (as a guard, and for its own moves): a touched broker that is
-/// fine stays fine; the touched brokers' total excess does not grow; and no
-/// touched broker ends farther from the mean than the farthest broker is now.
-/// The last rule means no action of this or any lower goal ever widens the
-/// distribution (its largest deviation from the mean never grows).
+/// The target is the band narrowed to balance_margin (90% of it, Cruise
+/// Control's balance margin): the goal is violated, and acts, only when a
+/// broker is outside the band, and then fixes every broker to the target.
+///
+/// Accepting (as a guard, and for its own moves), against the target: a
+/// touched broker inside it stays inside; the touched brokers' total excess
+/// over it does not grow; and no touched broker ends farther from the mean
+/// than the farthest broker is now. The last rule means no action of this or
+/// any lower goal ever widens the distribution (its largest deviation from
+/// the mean never grows).
 ///
 /// Optimize (AutoMQ's algorithm, best-fit instead of largest-first, plus
-/// leader changes and swaps): brokers above the band, heaviest first, shed
+/// leader changes and swaps): brokers above the target, heaviest first, shed
 /// to the lightest brokers below the mean (up to 64 per rack); then brokers
-/// below the band as shedding left them, lightest first, pull from the
+/// below the target as shedding left them, lightest first, pull from the
 /// heaviest the same way. Per step, the first of these that the guards
 /// accept:
 ///   1. (out, RF > 1) hand leadership to a follower: moves no data, and
@@ -35,15 +40,16 @@
 ///      lowers the excess; followers before leaders, since a follower's move
 ///      leaves the other direction's load where it is;
 ///   4. swap a replica for a lighter one of the partner.
-/// A broker found outside the band is brought to within 90% of it (Cruise
-/// Control's balance margin): small drifts then do not trigger again at
-/// once, and the other direction, which moves along, is less likely to be
-/// left just outside its own band. If the actions for one broker change its
-/// load by less than trivial_change_ratio x mean in total, they are taken
-/// back (AutoMQ: not worth moving); except when per-broker budgets cut the
-/// fix short and the fix the broker needs (its distance to the target) is
-/// not trivial: then they are the first part of a fix the next plans finish
-/// (with 10,000 replicas a broker, 5 moves are always trivial). The in and out goals guard each other
+/// Aiming inside the band means small drifts do not trigger again at once,
+/// and the other direction, which moves along, is less likely to be left
+/// just outside its own band. If the actions for one broker change its load
+/// by less than trivial_change_ratio x mean in total and leave it outside
+/// the band, they are taken back (AutoMQ: not worth moving); except when
+/// per-broker budgets cut the fix short and the fix the broker needs (its
+/// distance to the target) is not trivial: then they are the first part of
+/// a fix the next plans finish (with 10,000 replicas a broker, 5 moves are
+/// always trivial). A small fix that ends inside the band is kept: it is
+/// what the goal needs, however small. The in and out goals guard each other
 /// whatever their order (AutoMQ scores them as one group), so fixing one
 /// does not skew the other.
 ///
@@ -105,7 +111,7 @@ void NetworkDistributionGoal::optimize(GoalContext& context) const {
     // heavy leadership may have passed below it).
     std::vector<std::pair<double, uint32_t>> heavy;
     for (const auto& [value, broker] : state.order_by(_resource)) {
-        if (!b.fine(value) && value > b.mean) heavy.emplace_back(-value, broker);
+        if (!target.fine(value) && value > b.mean) heavy.emplace_back(-value, broker);
     }
     std::sort(heavy.begin(), heavy.end());
     for (int phase = 0; phase < 2; phase++) {
@@ -113,11 +119,11 @@ void NetworkDistributionGoal::optimize(GoalContext& context) const {
         std::vector<std::pair<double, uint32_t>> light;
         for (const auto& [value, broker] : state.order_by(_resource)) {
             if (shedding || value >= b.mean) break;
-            if (!b.fine(value)) light.emplace_back(value, broker);
+            if (!target.fine(value)) light.emplace_back(value, broker);
         }
         for (const auto& [unused, broker] : shedding ? heavy : light) {
             if (!context.budget_left()) return;
-            if (b.fine(load(state, broker))) continue;  // fixed on the way
+            if (target.fine(load(state, broker))) continue;  // fixed on the way
             if (!context.broker_budget_left(broker)) continue;  // spent as a partner: next plan
             const size_t mark = context.mark();
             const double start = load(state, broker);
@@ -140,7 +146,8 @@ void NetworkDistributionGoal::optimize(GoalContext& context) const {
                 }
             }
             const bool part_of_a_fix = cut_short && target.excess(start) >= trivial;
-            if (std::abs(load(state, broker) - start) < trivial && !part_of_a_fix) context.undo_to(mark);
+            const bool trivial_change = std::abs(load(state, broker) - start) < trivial;
+            if (trivial_change && !part_of_a_fix && !b.fine(load(state, broker))) context.undo_to(mark);
         }
     }
 }

@@ -19,7 +19,8 @@
 
 namespace ballast::goals {
 
-/// The fraction of the band a fix aims for (goal_network_distribution.cc).
+/// The fraction of the band a fix aims for and no action may take a broker
+/// back out of once inside (goal_network_distribution.cc).
 inline constexpr double balance_margin = 0.9;
 /// Partitions tried per end of a leadership chain (chain_leadership): up to
 /// 8 x (RF - 1) middles x 8 x (RF - 1) candidate chains per step, each
@@ -189,8 +190,14 @@ public:
         return accepts_changes(state, net);
     }
 
+    /// Judged against the target (balance_margin), not the band: the goal
+    /// acts only once a broker is outside the band, but no action of any
+    /// goal may take a broker inside the target back out of it, so a plan
+    /// ends inside the target, not at the band's edge, and a live cluster's
+    /// small drifts do not trigger a fix at once (hysteresis, as Cruise
+    /// Control's balance margin).
     bool accepts_changes(const PlanningState& state, std::span<const BrokerChange> changes) const {
-        const Band b = band(state);
+        const Band b = band(state, balance_margin);
         const double deviation_limit = deviation_max(state, b) + b.tolerance;
         double excess_before = 0;
         double excess_after = 0;
