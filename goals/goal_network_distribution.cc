@@ -271,7 +271,7 @@ bool NetworkDistributionGoal::disk_allows_cheapest(const PlanningState& state, c
     const double disk_divisor = state.eligible_usage_divisor(Resource::disk);
     if (!(disk_total > 0) || !(disk_divisor > 0) || !(b.mean > 0)) return true;
     const double disk_share = state.usage(Resource::disk, s) / (disk_total / disk_divisor);
-    return disk_share <= disk_share_allowance * load(state, s) / b.mean;
+    return disk_share <= std::max(disk_share_even, disk_share_allowance * load(state, s) / b.mean);
 }
 
 std::unique_ptr<Goal> make_network_distribution_goal(GoalKind kind) {

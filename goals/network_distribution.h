@@ -39,6 +39,11 @@ inline constexpr size_t followers_max = 8;
 /// disk ends more even than Cruise Control leaves it. Looser copies fewer
 /// bytes and leaves disk less even (bench/README.md measures the trade).
 inline constexpr double disk_share_allowance = 1.0;
+/// A disk share (usage over the mean) at or below which a broker sheds its
+/// cheapest copies whatever its load share: disk within 20% of the mean is
+/// even enough, and paying bytes to even it further is what made plans
+/// copy more than Cruise Control's (bench/README.md).
+inline constexpr double disk_share_even = 1.2;
 
 struct Band {
     double mean = 0;
@@ -255,8 +260,8 @@ private:
                        const std::vector<uint32_t>& partners) const;
 
     /// May `s` shed its cheapest copies? Only while its disk usage over the
-    /// mean is at most disk_share_allowance x its load over the mean (always,
-    /// without disk figures). A broker that sheds only short-retention data
+    /// mean is at most disk_share_even or disk_share_allowance x its load
+    /// over the mean (always, without disk figures). A broker that sheds only short-retention data
     /// keeps its long-retention data, so its disk share grows as its load
     /// share falls; past the allowance it moves by best fit, which takes
     /// replicas of every retention.

@@ -197,5 +197,31 @@ TEST(CheapestCopy, ABrokerOverTheBandShedsTheReplicasThatCopyTheFewestBytesForTh
     }
 }
 
+TEST(CheapestCopy, ABrokerWhoseDiskIsWithinTwentyPercentOfTheMeanShedsItsCheapestCopies) {
+    // Broker 1: 23 MiB/s (1.13 of the mean, outside the band) in 20
+    // replicas of 1 MiB/s holding 5 GiB each and 15 of 0.2 MiB/s holding
+    // 0.08 GiB; brokers 2 and 3: 19 MiB/s and 78 GiB each. Broker 1's disk
+    // share (1.18) is above its load share, but disk within 20% of the mean
+    // is even enough: it sheds the light replicas, 60 times cheaper per
+    // byte/s, not the 1 MiB/s ones best fit would take.
+    ModelBuilder builder(now_ms);
+    for (int32_t id = 1; id <= 3; id++) builder.broker(id);
+    builder.topic("long");
+    for (int i = 0; i < 20; i++) builder.partition({1}, 1 * mib, 0, 5 * gib);
+    builder.topic("short");
+    for (int i = 0; i < 15; i++) builder.partition({1}, 0.2 * mib, 0, 0.08 * gib);
+    builder.topic("others");
+    for (int i = 0; i < 30; i++) builder.partition({2}, 19.0 / 30 * mib, 0, 2.6 * gib);
+    for (int i = 0; i < 30; i++) builder.partition({3}, 19.0 / 30 * mib, 0, 2.6 * gib);
+    const ClusterModel model = builder.build();
+    const PlannerConfig config = only({GoalKind::network_in_usage_distribution});
+    const Plan result = plan(model, config);
+    ASSERT_FALSE(result.actions.empty());
+    EXPECT_TRUE(result.violated_after.empty());
+    for (const Action& action : result.actions) {
+        EXPECT_EQ(model.topics[model.partitions[action.partition].topic], "short");
+    }
+}
+
 }  // namespace
 }  // namespace ballast::goals
