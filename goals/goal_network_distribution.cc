@@ -13,9 +13,10 @@
 /// Its excess is its distance outside what is fine (a convex function of
 /// its load, which makes "cheapest destination first" the best first try).
 ///
-/// The target is the band narrowed to balance_margin (90% of it, Cruise
-/// Control's balance margin): the goal is violated, and acts, only when a
-/// broker is outside the band, and then fixes every broker to the target.
+/// The target is the band narrowed to balance_margin (70% of it; Cruise
+/// Control's balance margin is 90%): the goal is violated, and acts, only
+/// when a broker is outside the band, and then fixes every broker to the
+/// target.
 ///
 /// Accepting (as a guard, and for its own moves), against the target: a
 /// touched broker inside it stays inside; the touched brokers' total excess
