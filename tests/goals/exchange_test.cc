@@ -172,29 +172,48 @@ TEST(LeaderCountExchange, ABrokerShortOfLeadersAtTheTopOfTheOutBandHandsOneHeavy
     }
 }
 
+/// Broker 1 holds a "long" retention topic and a "short" one; brokers 2 and
+/// 3 hold 30 replicas of "others" each.
+struct RetentionMix {
+    int long_count;
+    double long_rate, long_size;
+    int short_count;
+    double short_rate, short_size;
+    double other_rate, other_size;
+};
+
+ClusterModel retention_mix_model(const RetentionMix& mix) {
+    ModelBuilder builder(now_ms);
+    for (int32_t id = 1; id <= 3; id++) builder.broker(id);
+    builder.topic("long");
+    for (int i = 0; i < mix.long_count; i++) builder.partition({1}, mix.long_rate, 0, mix.long_size);
+    builder.topic("short");
+    for (int i = 0; i < mix.short_count; i++) builder.partition({1}, mix.short_rate, 0, mix.short_size);
+    builder.topic("others");
+    for (int b = 2; b <= 3; b++) {
+        for (int i = 0; i < 30; i++) builder.partition({b}, mix.other_rate, 0, mix.other_size);
+    }
+    return builder.build();
+}
+
+/// Network in alone balances `model` by moving "short" replicas only.
+void expect_only_short_replicas_shed(const ClusterModel& model) {
+    const Plan result = plan(model, only({GoalKind::network_in_usage_distribution}));
+    ASSERT_FALSE(result.actions.empty());
+    EXPECT_TRUE(result.violated_after.empty());
+    for (const Action& action : result.actions) {
+        EXPECT_EQ(model.topics[model.partitions[action.partition].topic], "short");
+    }
+}
+
 TEST(CheapestCopy, ABrokerOverTheBandShedsTheReplicasThatCopyTheFewestBytesForTheirLoad) {
     // Broker 1: 25 MiB/s in 10 replicas of 2 MiB/s holding 10 GiB each and
     // 20 of 0.25 MiB/s holding 0.1 GiB each; brokers 2 and 3: 18 MiB/s in
     // 30 disk-heavy replicas. Counts are even; load band [18.3, 22.4]:
     // broker 1 sheds about 3 MiB/s. Best fit takes a 2 MiB/s replica
     // first, 10 GiB a copy; the light ones carry 25 times the load per byte.
-    ModelBuilder builder(now_ms);
-    for (int32_t id = 1; id <= 3; id++) builder.broker(id);
-    builder.topic("long");
-    for (int i = 0; i < 10; i++) builder.partition({1}, 2 * mib, 0, 10 * gib);
-    builder.topic("short");
-    for (int i = 0; i < 20; i++) builder.partition({1}, 0.25 * mib, 0, 0.1 * gib);
-    builder.topic("others");
-    for (int i = 0; i < 30; i++) builder.partition({2}, 0.6 * mib, 0, 10 * gib);
-    for (int i = 0; i < 30; i++) builder.partition({3}, 0.6 * mib, 0, 10 * gib);
-    const ClusterModel model = builder.build();
-    const PlannerConfig config = only({GoalKind::network_in_usage_distribution});
-    const Plan result = plan(model, config);
-    ASSERT_FALSE(result.actions.empty());
-    EXPECT_TRUE(result.violated_after.empty());
-    for (const Action& action : result.actions) {
-        EXPECT_EQ(model.topics[model.partitions[action.partition].topic], "short");
-    }
+    expect_only_short_replicas_shed(retention_mix_model({10, 2 * mib, 10 * gib, 20, 0.25 * mib, 0.1 * gib,
+                                                         0.6 * mib, 10 * gib}));
 }
 
 TEST(CheapestCopy, ABrokerWhoseDiskIsWithinTwentyPercentOfTheMeanShedsItsCheapestCopies) {
@@ -204,23 +223,8 @@ TEST(CheapestCopy, ABrokerWhoseDiskIsWithinTwentyPercentOfTheMeanShedsItsCheapes
     // share (1.18) is above its load share, but disk within 20% of the mean
     // is even enough: it sheds the light replicas, 60 times cheaper per
     // byte/s, not the 1 MiB/s ones best fit would take.
-    ModelBuilder builder(now_ms);
-    for (int32_t id = 1; id <= 3; id++) builder.broker(id);
-    builder.topic("long");
-    for (int i = 0; i < 20; i++) builder.partition({1}, 1 * mib, 0, 5 * gib);
-    builder.topic("short");
-    for (int i = 0; i < 15; i++) builder.partition({1}, 0.2 * mib, 0, 0.08 * gib);
-    builder.topic("others");
-    for (int i = 0; i < 30; i++) builder.partition({2}, 19.0 / 30 * mib, 0, 2.6 * gib);
-    for (int i = 0; i < 30; i++) builder.partition({3}, 19.0 / 30 * mib, 0, 2.6 * gib);
-    const ClusterModel model = builder.build();
-    const PlannerConfig config = only({GoalKind::network_in_usage_distribution});
-    const Plan result = plan(model, config);
-    ASSERT_FALSE(result.actions.empty());
-    EXPECT_TRUE(result.violated_after.empty());
-    for (const Action& action : result.actions) {
-        EXPECT_EQ(model.topics[model.partitions[action.partition].topic], "short");
-    }
+    expect_only_short_replicas_shed(retention_mix_model({20, 1 * mib, 5 * gib, 15, 0.2 * mib, 0.08 * gib,
+                                                         19.0 / 30 * mib, 2.6 * gib}));
 }
 
 }  // namespace
