@@ -266,10 +266,10 @@ private:
 
     /// May `s` shed its cheapest copies? Only while its disk usage over the
     /// mean is at most disk_share_even or disk_share_allowance x its load
-    /// over the mean (always, without disk figures). A broker that sheds only short-retention data
-    /// keeps its long-retention data, so its disk share grows as its load
-    /// share falls; past the allowance it moves by best fit, which takes
-    /// replicas of every retention.
+    /// over the mean (always, without disk figures). A broker that sheds
+    /// only short-retention data keeps its long-retention data, so its disk
+    /// share grows as its load share falls; past the allowance it moves by
+    /// best fit, which takes replicas of every retention.
     bool disk_allows_cheapest(const PlanningState& state, const Band& b, uint32_t s) const;
 
     /// Out only: hand leadership of one partition from a heavy broker to a
