@@ -102,8 +102,6 @@ public:
         const CountBand b = band(state);
         ReplicaLists lists(state, network_key(), false, ListFor::moves);
         ReplicaLists heavy(state, network_per_byte_key(), true, ListFor::moves);
-        ReplicaLists small(state, [](const PlanningState& s, uint32_t q, uint32_t) { return s.partition(q).load.size_bytes; },
-                           false, ListFor::moves);
         std::vector<std::pair<int32_t, uint32_t>> full;
         std::vector<std::pair<int32_t, uint32_t>> empty;
         for (const auto& [count, broker] : state.order_by_replicas()) {
@@ -122,7 +120,7 @@ public:
                     if (b.fine(state.broker(broker).replica_count)) break;
                     if (!context.broker_budget_left(broker)) break;  // the rest next plan
                     if (!step_between(context, lists, b, broker, shedding) &&
-                        !exchange_step(context, small, heavy, b, broker, shedding)) {
+                        !exchange_step(context, lists, heavy, b, broker, shedding)) {
                         break;
                     }
                 }
@@ -184,10 +182,14 @@ private:
 
     /// `few` gives `many` one replica, the most network load per byte
     /// copied first (cheap to copy for the light ones it makes room for),
-    /// and takes up to exchange_light_max of `many`'s lightest, as many as
-    /// fit in its load in and out: `few` gains k - 1 replicas and neither
-    /// broker's load grows past where it was, so the load goals above,
-    /// judging the net change, accept it.
+    /// and takes up to exchange_light_max of `many`'s lightest in network
+    /// load (in + out), as many as fit in its load in and out: `few` gains
+    /// k - 1 replicas and neither broker's load grows past where it was, so
+    /// the load goals above, judging the net change, accept it. Lightest in
+    /// load, not in bytes: the smallest replicas may carry traffic that does
+    /// not fit (consumers' reads where the given replica has none), and a
+    /// walk through them, bounded by replica_tries_max, then finds nothing
+    /// and the counts stay outside their band.
     bool exchange(GoalContext& context, ReplicaLists& lists, ReplicaLists& heavy, const CountBand& b,
                   uint32_t few, uint32_t many) const {
         PlanningState& state = context.state();

@@ -172,6 +172,38 @@ TEST(LeaderCountExchange, ABrokerShortOfLeadersAtTheTopOfTheOutBandHandsOneHeavy
     }
 }
 
+TEST(ReplicaCountExchange, TakesTheReplicasLightestInLoadNotTheSmallestInBytes) {
+    // Network in only (out is not judged): broker 1 at the top of the in
+    // target (44 MiB/s; mean 41.2, target [38.3, 44.1]) holds 5 replicas,
+    // broker 2 holds 70: 65 tiny ones (0.01 GiB) that producers write at
+    // 0.5 MiB/s and consumers read at 1 MiB/s, and 5 of 1.4 MiB/s that
+    // nobody reads, 1 GiB each. Broker 1 gives a heavy replica (8.8 MiB/s
+    // in, nothing out) for light ones: only the unread ones fit in the out
+    // it gives up (none). The 65 smallest in bytes all carry out, and a
+    // walk through them ends before reaching the others.
+    ModelBuilder builder(now_ms);
+    for (int32_t id = 1; id <= 3; id++) builder.broker(id);
+    builder.topic("heavy");
+    for (int i = 0; i < 5; i++) builder.partition({1}, 8.8 * mib, 0, 10 * gib);
+    builder.topic("read");
+    for (int i = 0; i < 65; i++) builder.partition({2}, 0.5 * mib, 1.0 * mib, 0.01 * gib);
+    builder.topic("unread");
+    for (int i = 0; i < 5; i++) builder.partition({2}, 1.4 * mib, 0, 1 * gib);
+    builder.topic("even");
+    for (int i = 0; i < 20; i++) builder.partition({3}, 2.0 * mib, 0, 1 * gib);
+    const ClusterModel model = builder.build();
+    const PlannerConfig config =
+        only({GoalKind::network_in_usage_distribution, GoalKind::replica_count_distribution});
+    const Plan result = plan(model, config);
+    bool took_unread = false;
+    for (const Action& a : result.actions) {
+        took_unread = took_unread || (model.topics[model.partitions[a.partition].topic] == "unread" &&
+                                      a.source == 2 && a.destination == 1);
+    }
+    EXPECT_TRUE(took_unread);
+    EXPECT_GE(replica_counts(apply(model, result, config.flavor))[0], 9);
+}
+
 /// Broker 1 holds a "long" retention topic and a "short" one; brokers 2 and
 /// 3 hold 30 replicas of "others" each.
 struct RetentionMix {
