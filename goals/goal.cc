@@ -15,6 +15,13 @@ void Findings::add(uint32_t partition, int32_t broker_id, GoalKind goal, std::st
     _list.push_back({partition, broker_id, goal, std::move(reason)});
 }
 
+GoalContext::GoalContext(PlanningState& state, GoalKind goal, std::vector<const Goal*> guards, Findings& findings)
+    : _state(state), _goal(goal), _guards(std::move(guards)), _findings(findings) {
+    for (const Goal* guard : _guards) {
+        if (guard->judges_placement()) _placement_guards.push_back(guard);
+    }
+}
+
 bool GoalContext::try_apply(const Candidate& c, bool repair) {
     _last_refusal = nullptr;
     // The budgets first: they are the cheapest checks, and the one choke
@@ -75,6 +82,20 @@ bool GoalContext::placement_allows(const Candidate& c) const {
         if (guard->judges_placement() && !guard->accepts(_state, c)) return false;
     }
     return true;
+}
+
+bool GoalContext::moves_refused(uint32_t s, uint32_t d) const {
+    for (const Goal* guard : _guards) {
+        if (guard->refuses_every_move(_state, s, d)) return true;
+    }
+    return false;
+}
+
+bool GoalContext::move_refused(uint32_t p, uint32_t s, uint32_t d) const {
+    for (const Goal* guard : _placement_guards) {
+        if (guard->refuses_move(_state, p, s, d)) return true;
+    }
+    return false;
 }
 
 bool GoalContext::try_apply_chain(const Candidate& first, const Candidate& second) {

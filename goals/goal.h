@@ -59,9 +59,7 @@ class Goal;
 /// What a goal optimizes with: the state, its guards, the plan's budget.
 class GoalContext {
 public:
-    GoalContext(PlanningState& state, GoalKind goal, std::vector<const Goal*> guards,
-                Findings& findings)
-        : _state(state), _goal(goal), _guards(std::move(guards)), _findings(findings) {}
+    GoalContext(PlanningState& state, GoalKind goal, std::vector<const Goal*> guards, Findings& findings);
 
     PlanningState& state() { return _state; }
     const PlanningState& state() const { return _state; }
@@ -96,6 +94,15 @@ public:
     /// on the state as it stands? A cheap filter while a goal collects a
     /// group (try_apply_group judges each action again in its turn).
     bool placement_allows(const Candidate& c) const;
+    /// Does a guard refuse every move from `s` to `d` (Goal::refuses_every_move)?
+    /// Then try_apply would refuse each of them, whatever the replica.
+    bool moves_refused(uint32_t s, uint32_t d) const;
+    /// Does a guard that judges placement refuse moving `p`'s replica from
+    /// `s` to `d` (Goal::refuses_move)? Then try_apply would refuse the
+    /// move. Cheaper than building the candidate: a search that does not
+    /// count refusals skips such moves first (with racks as many as RF, a
+    /// replica can move only within its own rack).
+    bool move_refused(uint32_t p, uint32_t s, uint32_t d) const;
     /// A group of two leader changes (a leadership chain).
     bool try_apply_chain(const Candidate& first, const Candidate& second);
     /// The guard that refused the last candidate try_apply turned down
@@ -114,6 +121,7 @@ private:
     PlanningState& _state;
     GoalKind _goal;
     std::vector<const Goal*> _guards;
+    std::vector<const Goal*> _placement_guards;  // those of _guards that judge placement
     Findings& _findings;
     const Goal* _last_refusal = nullptr;
 };
@@ -136,6 +144,18 @@ public:
     /// totals a net change carries? Then each move of a group is judged
     /// by `accepts` too, on the state the moves before it left.
     virtual bool judges_placement() const { return false; }
+    /// Would this goal refuse every move of one replica from `s` to `d` as
+    /// the state stands, whichever replica it is? A goal that judges a move
+    /// by the two brokers' replica counts alone knows that per pair; a
+    /// search then skips the pair instead of trying each of its candidates
+    /// (GoalContext::moves_refused). False when unsure: only a speed-up.
+    virtual bool refuses_every_move(const PlanningState&, uint32_t /*s*/, uint32_t /*d*/) const { return false; }
+    /// For a goal that judges placement: would it refuse moving `p`'s
+    /// replica from `s` to `d` (as `accepts` would judge that move)? False
+    /// when unsure: only a speed-up (GoalContext::move_refused).
+    virtual bool refuses_move(const PlanningState&, uint32_t /*p*/, uint32_t /*s*/, uint32_t /*d*/) const {
+        return false;
+    }
     virtual void optimize(GoalContext& context) const = 0;
 
 private:

@@ -76,6 +76,11 @@ public:
         return accepts_changes(state, net);
     }
 
+    /// Every move adds one replica to `d`.
+    bool refuses_every_move(const PlanningState& state, uint32_t s, uint32_t d) const override {
+        return !accepts_changes(state, move_count_changes(s, d));
+    }
+
     static bool accepts_changes(const PlanningState& state, std::span<const BrokerChange> changes) {
         for (const BrokerChange& change : changes) {
             const uint32_t b = change.broker;
@@ -131,6 +136,7 @@ private:
             if (d == s || full) continue;
             const bool moved = visit_ascending(state, s, lists.of(s), replica_tries_max,
                                                [&](const ReplicaEntry& e) {
+                if (context.move_refused(e.partition, s, d)) return false;  // placed where it may not go
                 return context.try_apply(state.move(e.partition, s, d, false), true);
             });
             if (moved) return true;
@@ -262,6 +268,7 @@ private:
             const double room = -rooms[i].first;
             const bool moved = visit_above_first(state, s, lists.of(s), excess, 0, room,
                                                  replica_tries_max, [&](const ReplicaEntry& e) {
+                if (context.move_refused(e.partition, s, d)) return false;  // placed where it may not go
                 return context.try_apply(state.move(e.partition, s, d, false), true);
             });
             if (moved) return true;

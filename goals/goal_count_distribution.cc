@@ -96,6 +96,11 @@ public:
             [](const BrokerChange& change) { return change.replica_delta; });
     }
 
+    /// Every move changes the two counts the same way.
+    bool refuses_every_move(const PlanningState& state, uint32_t s, uint32_t d) const override {
+        return !accepts_changes(state, move_count_changes(s, d));
+    }
+
     void optimize(GoalContext& context) const override {
         PlanningState& state = context.state();
         if (state.eligible_count() < 2) return;

@@ -92,6 +92,10 @@ public:
     }
     bool judges_placement() const override { return true; }
 
+    bool refuses_move(const PlanningState& state, uint32_t p, uint32_t s, uint32_t d) const override {
+        return rack_excess_change(state, p, s, d) > 0;
+    }
+
     void optimize(GoalContext& context) const override {
         PlanningState& state = context.state();
         for (uint32_t p = 0; p < state.partition_count(); p++) {

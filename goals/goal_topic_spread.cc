@@ -59,6 +59,10 @@ public:
     }
     bool judges_placement() const override { return true; }
 
+    bool refuses_move(const PlanningState& state, uint32_t p, uint32_t s, uint32_t d) const override {
+        return !topic_accepts(state, state.partition(p).topic, s, d);
+    }
+
     bool accepts(const PlanningState& state, const Candidate& c) const override {
         if (c.kind == ActionKind::leader) return true;
         const uint32_t t = state.partition(c.partition).topic;
@@ -140,6 +144,7 @@ private:
         };
         // Moves `from` -> `to`, trying the topic's replicas on `from` in order.
         auto move_one = [&](uint32_t from, uint32_t to) {
+            if (context.moves_refused(from, to)) return false;  // each try would be refused
             auto [first, last] = replicas_on(from);
             uint32_t tries = 0;
             uint32_t refusals = 0;

@@ -129,6 +129,13 @@ inline std::array<BrokerChange, 2> changes_of(const Candidate& c) {
             BrokerChange{c.destination, c.load_delta[1], c.replica_delta[1], c.leader_delta[1]}};
 }
 
+/// The replica counts every move from `s` to `d` changes, whatever the
+/// replica (loads and leadership left out): enough for a goal that judges
+/// a move by replica counts alone (Goal::refuses_every_move).
+inline std::array<BrokerChange, 2> move_count_changes(uint32_t s, uint32_t d) {
+    return {BrokerChange{s, Load{}, -1, 0}, BrokerChange{d, Load{}, +1, 0}};
+}
+
 /// The net change of actions judged together, per broker, each broker once
 /// (the middle broker of a leadership chain is in both; the two brokers of
 /// an exchange are in every move of it).
