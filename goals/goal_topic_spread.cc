@@ -77,10 +77,11 @@ public:
     void optimize(GoalContext& context) const override {
         PlanningState& state = context.state();
         if (state.eligible_count() < 2) return;
+        std::vector<int32_t> counts;  // spread()'s, reused from topic to topic
         for (uint32_t t = 0; t < state.topic_count(); t++) {
             if (!context.budget_left()) return;
             if (!judged_topic(state, t) || topic_satisfied(state, t)) continue;
-            spread(context, t);
+            spread(context, t, counts);
         }
     }
 
@@ -104,9 +105,15 @@ private:
         return after_total <= before_total;
     }
 
-    void spread(GoalContext& context, uint32_t t) const {
+    /// `counts`: scratch, topic t's replicas per broker while it runs.
+    void spread(GoalContext& context, uint32_t t, std::vector<int32_t>& counts) const {
         PlanningState& state = context.state();
         const CountBand b = band(state, t);
+        // Topic t's replicas per broker, dense: the walks below ask for every
+        // broker each round, and topic_count_on is a binary search. Only the
+        // moves of t below change them, and move_one keeps them current.
+        counts.assign(state.broker_count(), 0);
+        for (const TopicBrokerCount& entry : state.topic_counts(t)) counts[entry.broker] = entry.count;
         // This topic's movable, copyable replicas on eligible brokers, by broker, fewest
         // bytes first: one pass over the topic's partitions. Only counts matter to this
         // goal, so the cheapest copy is the best move; the load goals above it refuse
@@ -151,7 +158,12 @@ private:
             for (auto it = first; it != last && tries < replica_tries_max; ++it) {
                 if (!still_movable(state, from, it->partition)) continue;
                 tries++;
-                if (context.try_apply(state.move(it->partition, from, to, false))) return true;
+                if (context.try_apply(state.move(it->partition, from, to, false))) {
+                    counts[from]--;
+                    counts[to]++;
+                    assert(counts[from] == state.topic_count_on(t, from) && counts[to] == state.topic_count_on(t, to));
+                    return true;
+                }
                 if (refused_by_rack(context) && ++refusals >= partner_refusals_max) return false;
             }
             return false;
@@ -167,11 +179,11 @@ private:
         std::sort(full.begin(), full.end());
         for (const auto& [unused, s] : full) {
             // Each round moves one replica of the topic off `s` or stops.
-            const int64_t rounds_max = state.topic_count_on(t, s);
+            const int64_t rounds_max = counts[s];
             for (int64_t round = 0; round < rounds_max; round++) {
                 if (!context.budget_left()) return;
                 if (!context.broker_budget_left(s)) break;  // the rest next plan
-                const int64_t count = state.topic_count_on(t, s);
+                const int64_t count = counts[s];
                 if (count <= b.upper) break;
                 // Room for the topic, fewest replicas overall first.
                 const PlanningState::CountOrder& order = state.order_by_replicas();
@@ -179,7 +191,7 @@ private:
                     state, order.begin(), order.end(), s,
                     [&](int32_t, uint32_t d) {
                         if (!context.broker_budget_left(d)) return false;
-                        const int64_t theirs = state.topic_count_on(t, d);
+                        const int64_t theirs = counts[d];
                         return theirs + 1 <= b.upper && theirs + 1 < count;
                     },
                     [](int32_t, uint32_t) { return false; });
@@ -198,7 +210,7 @@ private:
         if (b.lower <= 0) return;
         std::vector<std::pair<int32_t, uint32_t>> short_of;
         for (const auto& [replica_count, d] : state.order_by_replicas()) {
-            const int32_t count = state.topic_count_on(t, d);
+            const int32_t count = counts[d];
             if (count < b.lower) short_of.emplace_back(count, d);
         }
         std::stable_sort(short_of.begin(), short_of.end(),
@@ -206,12 +218,12 @@ private:
         for (const auto& [unused, d] : short_of) {
             for (int64_t round = 0; round < b.lower; round++) {
                 if (!context.budget_left()) return;
-                if (state.topic_count_on(t, d) >= b.lower) break;
+                if (counts[d] >= b.lower) break;
                 if (!context.broker_budget_left(d)) break;  // the rest next plan
                 // Holders with the most of the topic first.
                 std::vector<std::pair<int32_t, uint32_t>> holders;
                 for (const TopicBrokerCount& entry : state.topic_counts(t)) {
-                    const int64_t mine = state.topic_count_on(t, d);
+                    const int64_t mine = counts[d];
                     if (entry.broker == d || !state.broker(entry.broker).eligible) continue;
                     if (!context.broker_budget_left(entry.broker)) continue;
                     if (entry.count - 1 < b.lower || entry.count - 1 <= mine) continue;
