@@ -153,7 +153,19 @@ private:
         auto move_one = [&](uint32_t from, uint32_t to) {
             if (context.moves_refused(from, to)) return false;  // each try would be refused
             auto [first, last] = replicas_on(from);
+            // The loop below can apply only a candidate it tries; when a
+            // placement guard refuses each of those (with as many racks as
+            // replicas, a replica moves only within its rack), it cannot
+            // succeed, and this scan costs a fraction of its tries.
+            bool placeable = false;
             uint32_t tries = 0;
+            for (auto it = first; it != last && tries < replica_tries_max && !placeable; ++it) {
+                if (!still_movable(state, from, it->partition)) continue;
+                tries++;
+                placeable = !context.move_refused(it->partition, from, to);
+            }
+            if (!placeable) return false;
+            tries = 0;
             uint32_t refusals = 0;
             for (auto it = first; it != last && tries < replica_tries_max; ++it) {
                 if (!still_movable(state, from, it->partition)) continue;
