@@ -84,9 +84,9 @@ bool GoalContext::placement_allows(const Candidate& c) const {
     return true;
 }
 
-bool GoalContext::moves_refused(uint32_t s, uint32_t d) const {
+bool GoalContext::moves_refused(uint32_t s, uint32_t d, const Load& least) const {
     for (const Goal* guard : _guards) {
-        if (guard->refuses_every_move(_state, s, d)) return true;
+        if (guard->refuses_every_move(_state, s, d, least)) return true;
     }
     return false;
 }

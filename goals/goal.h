@@ -94,9 +94,10 @@ public:
     /// on the state as it stands? A cheap filter while a goal collects a
     /// group (try_apply_group judges each action again in its turn).
     bool placement_allows(const Candidate& c) const;
-    /// Does a guard refuse every move from `s` to `d` (Goal::refuses_every_move)?
-    /// Then try_apply would refuse each of them, whatever the replica.
-    bool moves_refused(uint32_t s, uint32_t d) const;
+    /// Does a guard refuse every move from `s` to `d` of a replica whose
+    /// load is at least `least` (Goal::refuses_every_move)? Then try_apply
+    /// would refuse each of them. `least` zero: whatever the replica.
+    bool moves_refused(uint32_t s, uint32_t d, const Load& least = Load{}) const;
     /// Does a guard that judges placement refuse moving `p`'s replica from
     /// `s` to `d` (Goal::refuses_move)? Then try_apply would refuse the
     /// move. Cheaper than building the candidate: a search that does not
@@ -145,11 +146,17 @@ public:
     /// by `accepts` too, on the state the moves before it left.
     virtual bool judges_placement() const { return false; }
     /// Would this goal refuse every move of one replica from `s` to `d` as
-    /// the state stands, whichever replica it is? A goal that judges a move
-    /// by the two brokers' replica counts alone knows that per pair; a
-    /// search then skips the pair instead of trying each of its candidates
+    /// the state stands, whichever replica it is, of those whose load is at
+    /// least `least` in every resource? A goal that judges a move by the two
+    /// brokers' replica counts alone knows that per pair; a load goal whose
+    /// rule for one broker, once broken by a load, stays broken by every
+    /// larger one, knows it from the least load. A search then skips the
+    /// pair instead of trying each of its candidates
     /// (GoalContext::moves_refused). False when unsure: only a speed-up.
-    virtual bool refuses_every_move(const PlanningState&, uint32_t /*s*/, uint32_t /*d*/) const { return false; }
+    virtual bool refuses_every_move(const PlanningState&, uint32_t /*s*/, uint32_t /*d*/,
+                                    const Load& /*least*/) const {
+        return false;
+    }
     /// For a goal that judges placement: would it refuse moving `p`'s
     /// replica from `s` to `d` (as `accepts` would judge that move)? False
     /// when unsure: only a speed-up (GoalContext::move_refused).

@@ -77,7 +77,7 @@ public:
     }
 
     /// Every move adds one replica to `d`.
-    bool refuses_every_move(const PlanningState& state, uint32_t s, uint32_t d) const override {
+    bool refuses_every_move(const PlanningState& state, uint32_t s, uint32_t d, const Load&) const override {
         return !accepts_changes(state, move_count_changes(s, d));
     }
 

@@ -97,7 +97,7 @@ public:
     }
 
     /// Every move changes the two counts the same way.
-    bool refuses_every_move(const PlanningState& state, uint32_t s, uint32_t d) const override {
+    bool refuses_every_move(const PlanningState& state, uint32_t s, uint32_t d, const Load&) const override {
         return !accepts_changes(state, move_count_changes(s, d));
     }
 
@@ -151,6 +151,9 @@ private:
         for (uint32_t partner : partners) {
             const uint32_t s = shedding ? broker : partner;
             const uint32_t d = shedding ? partner : broker;
+            // The walk can apply only what it tries: none when a guard refuses
+            // every move of at least the least load it could try.
+            if (context.moves_refused(s, d, least_load_ascending(state, s, lists.of(s), replica_tries_max))) continue;
             bool applied = false;
             uint32_t refusals = 0;
             visit_ascending(state, s, lists.of(s), replica_tries_max, [&](const ReplicaEntry& e) {

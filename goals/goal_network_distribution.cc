@@ -230,7 +230,7 @@ bool NetworkDistributionGoal::move_one(GoalContext& context, const Band& b, uint
     if (shedding) {
         walk(broker, partners[0], [&](const ReplicaEntry& e) {
             for (uint32_t d : partners) {
-                if (!allows(e.partition, broker, d) || context.move_refused(e.partition, broker, d)) continue;
+                if (context.move_refused(e.partition, broker, d) || !allows(e.partition, broker, d)) continue;
                 const Candidate c = state.move(e.partition, broker, d, false);
                 if (improves(state, b, c) && context.try_apply(c)) return applied = true;
             }

@@ -212,8 +212,9 @@ bool visit_descending(const PlanningState& state, uint32_t broker, ReplicaList& 
     return false;
 }
 
-bool visit_ascending(const PlanningState& state, uint32_t broker, ReplicaList& list,
-                     uint32_t tries_max, const std::function<bool(const ReplicaEntry&)>& visit) {
+namespace {
+/// visit_ascending's start: the whole order, stale entries dropped from the back.
+void prepare_ascending(const PlanningState& state, uint32_t broker, ReplicaList& list) {
     // From the bottom of the order: needs it all.
     list.sort_all();
     // The smallest go first, so stale entries gather at the back: drop them for good.
@@ -221,6 +222,25 @@ bool visit_ascending(const PlanningState& state, uint32_t broker, ReplicaList& l
         list.entries.pop_back();
         list.sorted_end = std::min(list.sorted_end, list.entries.size());
     }
+}
+}  // namespace
+
+Load least_load_ascending(const PlanningState& state, uint32_t broker, ReplicaList& list, uint32_t tries_max) {
+    prepare_ascending(state, broker, list);
+    Load least = no_load_yet;
+    uint32_t tries = 0;
+    for (size_t i = list.entries.size(); i-- > 0 && tries < tries_max;) {
+        const uint32_t p = list.entries[i].partition;
+        if (!still_movable(state, broker, p)) continue;
+        tries++;
+        least = least_of(least, state.replica_load_on(p, broker));
+    }
+    return least;
+}
+
+bool visit_ascending(const PlanningState& state, uint32_t broker, ReplicaList& list,
+                     uint32_t tries_max, const std::function<bool(const ReplicaEntry&)>& visit) {
+    prepare_ascending(state, broker, list);
     uint32_t tries = 0;
     for (size_t i = list.entries.size(); i-- > 0 && tries < tries_max;) {
         if (visit_at(state, broker, list, i, tries, visit)) return true;

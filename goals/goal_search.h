@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -237,5 +238,19 @@ bool visit_descending(const PlanningState& state, uint32_t broker, ReplicaList& 
 bool visit_ascending(const PlanningState& state, uint32_t broker, ReplicaList& list,
                      uint32_t tries_max,
                      const std::function<bool(const ReplicaEntry&)>& visit);
+
+/// The least load in each resource (replica_load_on `broker`) of the
+/// entries visit_ascending with `tries_max` may visit; infinite when there
+/// are none. For GoalContext::moves_refused before such a walk.
+Load least_load_ascending(const PlanningState& state, uint32_t broker, ReplicaList& list, uint32_t tries_max);
+
+/// The least of each resource of `a` and `b`.
+inline Load least_of(const Load& a, const Load& b) {
+    return {std::min(a.bytes_in_per_s, b.bytes_in_per_s), std::min(a.bytes_out_per_s, b.bytes_out_per_s),
+            std::min(a.size_bytes, b.size_bytes)};
+}
+/// The start of least_of over a set: infinite in every resource.
+inline constexpr Load no_load_yet{std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(),
+                                  std::numeric_limits<double>::infinity()};
 
 }  // namespace ballast::goals

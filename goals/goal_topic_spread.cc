@@ -155,16 +155,19 @@ private:
             auto [first, last] = replicas_on(from);
             // The loop below can apply only a candidate it tries; when a
             // placement guard refuses each of those (with as many racks as
-            // replicas, a replica moves only within its rack), it cannot
+            // replicas, a replica moves only within its rack), or a guard
+            // refuses every move of at least their least load, it cannot
             // succeed, and this scan costs a fraction of its tries.
             bool placeable = false;
+            Load least = no_load_yet;
             uint32_t tries = 0;
-            for (auto it = first; it != last && tries < replica_tries_max && !placeable; ++it) {
+            for (auto it = first; it != last && tries < replica_tries_max; ++it) {
                 if (!still_movable(state, from, it->partition)) continue;
                 tries++;
-                placeable = !context.move_refused(it->partition, from, to);
+                placeable = placeable || !context.move_refused(it->partition, from, to);
+                least = least_of(least, state.replica_load_on(it->partition, from));
             }
-            if (!placeable) return false;
+            if (!placeable || context.moves_refused(from, to, least)) return false;
             tries = 0;
             uint32_t refusals = 0;
             for (auto it = first; it != last && tries < replica_tries_max; ++it) {

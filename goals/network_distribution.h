@@ -216,12 +216,38 @@ public:
             if (!state.broker(broker).eligible) continue;  // outside the distribution
             const double before = load(state, broker);
             const double after = before + delta(state, change);
-            if (b.fine(before) && b.excess(after) > b.tolerance) return false;
-            if (std::abs(after - b.mean) > deviation_limit) return false;
+            if (!broker_keeps(b, before, after, deviation_limit)) return false;
             excess_before += b.excess(before);
             excess_after += b.excess(after);
         }
         return excess_after <= excess_before + b.tolerance;
+    }
+
+    /// The rules each touched broker keeps (accepts_changes): fine stays
+    /// fine, and it ends no farther from the mean than `deviation_limit`.
+    static bool broker_keeps(const Band& b, double before, double after, double deviation_limit) {
+        return !(b.fine(before) && b.excess(after) > b.tolerance) && !(std::abs(after - b.mean) > deviation_limit);
+    }
+
+    /// A move of load x from `s` to `d` lowers `s` by x and raises `d` by x
+    /// (its divisor apart). Each broker's rules (broker_keeps), once broken
+    /// by some x, stay broken for every larger x, in floating point too: a
+    /// fine broker's excess grows with its distance past the edge it moves
+    /// towards (it starts inside, and the sum before + delta is monotone in
+    /// x), and no broker starts farther from the mean than the limit, so it
+    /// leaves [mean - limit, mean + limit] on the side it moves to and stays
+    /// out. So breaking one at the least load refuses every larger move.
+    /// (The sum of the excesses is left out: it is no monotone function of x.)
+    bool refuses_every_move(const PlanningState& state, uint32_t s, uint32_t d, const Load& least) const override {
+        const Band b = band(state);
+        const double deviation_limit = deviation_max(state, b) + b.tolerance;
+        for (const BrokerChange& change : {BrokerChange{s, Load{} - least, -1, 0}, BrokerChange{d, least, +1, 0}}) {
+            if (!state.broker(change.broker).eligible) continue;  // outside the distribution
+            const double before = load(state, change.broker);
+            const double after = before + delta(state, change);
+            if (!broker_keeps(b, before, after, deviation_limit)) return true;
+        }
+        return false;
     }
 
     /// Does `c` lower the touched brokers' excess over `b` (strictly)?
