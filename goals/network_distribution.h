@@ -239,6 +239,7 @@ public:
     /// out. So breaking one at the least load refuses every larger move.
     /// (The sum of the excesses is left out: it is no monotone function of x.)
     bool refuses_every_move(const PlanningState& state, uint32_t s, uint32_t d, const Load& least) const override {
+        if (!(load_of(least, _resource) > 0)) return false;  // a move of nothing keeps every broker where it is
         const Band b = band(state);
         const double deviation_limit = deviation_max(state, b) + b.tolerance;
         for (const BrokerChange& change : {BrokerChange{s, Load{} - least, -1, 0}, BrokerChange{d, least, +1, 0}}) {
