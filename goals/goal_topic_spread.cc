@@ -149,34 +149,43 @@ private:
             auto last = std::lower_bound(replicas.begin(), replicas.end(), Replica{broker + 1, -1, 0});
             return std::pair(first, last);
         };
+        // The candidates a move from `from` tries, in order (the first
+        // replica_tries_max still movable), and their least load: the same
+        // for every partner until a move succeeds, which forgets them.
+        std::vector<uint32_t> tried;
+        Load tried_least = no_load_yet;
+        uint32_t tried_from = no_broker;
+        auto candidates_of = [&](uint32_t from) {
+            if (tried_from == from) return;
+            tried_from = from;
+            tried.clear();
+            tried_least = no_load_yet;
+            auto [first, last] = replicas_on(from);
+            for (auto it = first; it != last && tried.size() < replica_tries_max; ++it) {
+                if (!still_movable(state, from, it->partition)) continue;
+                tried.push_back(it->partition);
+                tried_least = least_of(tried_least, state.replica_load_on(it->partition, from));
+            }
+        };
         // Moves `from` -> `to`, trying the topic's replicas on `from` in order.
         auto move_one = [&](uint32_t from, uint32_t to) {
             if (context.moves_refused(from, to)) return false;  // each try would be refused
-            auto [first, last] = replicas_on(from);
-            // The loop below can apply only a candidate it tries; when a
-            // placement guard refuses each of those (with as many racks as
-            // replicas, a replica moves only within its rack), or a guard
-            // refuses every move of at least their least load, it cannot
-            // succeed, and this scan costs a fraction of its tries.
-            bool placeable = false;
-            Load least = no_load_yet;
-            uint32_t tries = 0;
-            for (auto it = first; it != last && tries < replica_tries_max; ++it) {
-                if (!still_movable(state, from, it->partition)) continue;
-                tries++;
-                placeable = placeable || !context.move_refused(it->partition, from, to);
-                least = least_of(least, state.replica_load_on(it->partition, from));
-            }
-            if (!placeable || context.moves_refused(from, to, least)) return false;
-            tries = 0;
+            candidates_of(from);
+            // Only a candidate tried can be applied: none when a placement
+            // guard refuses each (with as many racks as replicas, a replica
+            // moves only within its rack), or a guard refuses every move of
+            // at least their least load. Cheaper than the tries.
+            const bool placeable = std::any_of(tried.begin(), tried.end(), [&](uint32_t p) {
+                return !context.move_refused(p, from, to);
+            });
+            if (!placeable || context.moves_refused(from, to, tried_least)) return false;
             uint32_t refusals = 0;
-            for (auto it = first; it != last && tries < replica_tries_max; ++it) {
-                if (!still_movable(state, from, it->partition)) continue;
-                tries++;
-                if (context.try_apply(state.move(it->partition, from, to, false))) {
+            for (uint32_t p : tried) {
+                if (context.try_apply(state.move(p, from, to, false))) {
                     counts[from]--;
                     counts[to]++;
                     assert(counts[from] == state.topic_count_on(t, from) && counts[to] == state.topic_count_on(t, to));
+                    tried_from = no_broker;
                     return true;
                 }
                 if (refused_by_rack(context) && ++refusals >= partner_refusals_max) return false;
