@@ -148,12 +148,17 @@ private:
         const std::vector<uint32_t> partners =
             shedding ? collect_partners(state, order.begin(), order.end(), broker, keep, stop)
                      : collect_partners(state, order.rbegin(), order.rend(), broker, keep, stop);
+        // Shedding, `broker` offers every partner the same candidates (a
+        // partner that takes none leaves the state as it was).
+        const Load shed_least = shedding ? least_load_ascending(state, broker, lists.of(broker), replica_tries_max)
+                                         : no_load_yet;
         for (uint32_t partner : partners) {
             const uint32_t s = shedding ? broker : partner;
             const uint32_t d = shedding ? partner : broker;
             // The walk can apply only what it tries: none when a guard refuses
             // every move of at least the least load it could try.
-            if (context.moves_refused(s, d, least_load_ascending(state, s, lists.of(s), replica_tries_max))) continue;
+            const Load least = shedding ? shed_least : least_load_ascending(state, s, lists.of(s), replica_tries_max);
+            if (context.moves_refused(s, d, least)) continue;
             bool applied = false;
             uint32_t refusals = 0;
             visit_ascending(state, s, lists.of(s), replica_tries_max, [&](const ReplicaEntry& e) {
