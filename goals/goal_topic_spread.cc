@@ -119,34 +119,49 @@ private:
         // goal, so the cheapest copy is the best move; the load goals above it refuse
         // the ones that would unbalance them.
         struct Replica {
-            uint32_t broker;
             double size_bytes;
             uint32_t partition;
             bool operator<(const Replica& o) const {
-                if (broker != o.broker) return broker < o.broker;
                 if (size_bytes != o.size_bytes) return size_bytes < o.size_bytes;
                 return partition < o.partition;
             }
         };
         // Built at the first move tried: a topic whose brokers have all spent
-        // their per-broker budget costs no pass over its partitions.
+        // their per-broker budget costs no pass over its partitions. Grouped
+        // by broker in one counting pass; a broker's group is sorted when a
+        // move from it is first tried (most of them never are).
         std::vector<Replica> replicas;
+        std::vector<uint32_t> group_begin;  // broker b: replicas [group_begin[b], group_begin[b + 1])
+        std::vector<uint8_t> group_sorted;
         bool built = false;
         auto replicas_on = [&](uint32_t broker) {
             if (!built) {
                 built = true;
+                group_begin.assign(state.broker_count() + 1, 0);
                 const auto [begin, end] = state.topic_partitions(t);
-                for (uint32_t p = begin; p < end; p++) {
-                    if (!state.movable(p) || !state.copyable(p)) continue;
-                    for (uint32_t b : state.replicas(p)) {
-                        if (!state.broker(b).eligible) continue;
-                        replicas.push_back({b, state.partition(p).load.size_bytes, p});
+                auto each_replica = [&](auto&& take) {
+                    for (uint32_t p = begin; p < end; p++) {
+                        if (!state.movable(p) || !state.copyable(p)) continue;
+                        for (uint32_t holder : state.replicas(p)) {
+                            if (state.broker(holder).eligible) take(holder, p);
+                        }
                     }
-                }
-                std::sort(replicas.begin(), replicas.end());
+                };
+                each_replica([&](uint32_t holder, uint32_t) { group_begin[holder + 1]++; });
+                for (uint32_t x = 0; x < state.broker_count(); x++) group_begin[x + 1] += group_begin[x];
+                replicas.resize(group_begin.back());
+                std::vector<uint32_t> next(group_begin.begin(), group_begin.end() - 1);
+                each_replica([&](uint32_t holder, uint32_t p) {
+                    replicas[next[holder]++] = {state.partition(p).load.size_bytes, p};
+                });
+                group_sorted.assign(state.broker_count(), 0);
             }
-            auto first = std::lower_bound(replicas.begin(), replicas.end(), Replica{broker, -1, 0});
-            auto last = std::lower_bound(replicas.begin(), replicas.end(), Replica{broker + 1, -1, 0});
+            const auto first = replicas.begin() + group_begin[broker];
+            const auto last = replicas.begin() + group_begin[broker + 1];
+            if (!group_sorted[broker]) {
+                group_sorted[broker] = 1;
+                std::sort(first, last);
+            }
             return std::pair(first, last);
         };
         // The candidates a move from `from` tries, in order (the first
