@@ -11,11 +11,13 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "goals/broker_stability.h"
+#include "goals/goal.h"
 #include "goals/planner_types.h"
 #include "tests/goals/model_builder.h"
 
@@ -245,6 +247,54 @@ RC_GTEST_PROP(PlannerProperties, NetworkDistributionNeverWidens, ()) {
         const double now = deviation_max(after, config, resource);
         RC_ASSERT(now <= before * (1 + 1e-6) + 1e-3);
     }
+}
+
+/// The searches skip a move without trying it when a guard says, per pair
+/// of brokers or per placement, that it would refuse it
+/// (GoalContext::moves_refused, move_refused): every such move must be one
+/// try_apply refuses, or a search would skip what the plan would take.
+RC_GTEST_PROP(PlannerProperties, MovesASearchSkipsAreMovesTryApplyRefuses, ()) {
+    const ClusterModel model = random_model(chance(50));
+    const PlannerConfig config = random_config();
+    RC_PRE(check_input(model, config).empty());
+    const bool topics = std::find(config.goals.begin(), config.goals.end(), GoalKind::topic_spread) != config.goals.end();
+    PlanningState state(model, config, topics);
+    std::vector<std::unique_ptr<Goal>> goals;
+    std::vector<const Goal*> guards;
+    for (GoalKind kind : config.goals) {
+        goals.push_back(make_goal(kind));
+        guards.push_back(goals.back().get());
+    }
+    RC_PRE(!goals.empty());
+    Findings findings(16);
+    GoalContext context(state, config.goals.back(), guards, findings);
+    uint32_t skipped = 0;
+    uint32_t taken = 0;
+    for (uint32_t p = 0; p < state.partition_count(); p++) {
+        const std::vector<uint32_t> holders(state.replicas(p).begin(), state.replicas(p).end());
+        for (uint32_t s : holders) {
+            for (uint32_t d = 0; d < state.broker_count(); d++) {
+                if (state.holds(d, p)) continue;
+                // Refused for its own load, or for any load up to it: a
+                // pair refused from a lighter load refuses this one too.
+                const Load load = state.replica_load_on(p, s);
+                const double part = *rc::gen::inRange(0, 101) / 100.0;
+                const Load least{load.bytes_in_per_s * part, load.bytes_out_per_s * part, load.size_bytes * part};
+                const bool skip = context.move_refused(p, s, d) || context.moves_refused(s, d) ||
+                                  context.moves_refused(s, d, load) || context.moves_refused(s, d, least);
+                const size_t mark = context.mark();
+                const bool applied = context.try_apply(state.move(p, s, d, false));
+                if (skip) {
+                    skipped++;
+                    RC_ASSERT_FALSE(applied);
+                }
+                taken += applied;
+                context.undo_to(mark);
+            }
+        }
+    }
+    RC_TAG(skipped == 0 ? "nothing skipped" : "some skipped");
+    RC_TAG(taken == 0 ? "nothing applied" : "some applied");
 }
 
 RC_GTEST_PROP(PlannerProperties, NoBrokerIsTouchedByMoreThanBrokerActionsMax, ()) {
