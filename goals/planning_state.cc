@@ -307,20 +307,25 @@ void PlanningState::index_insert(uint32_t b) {
     _by_leaders.emplace(broker.leader_count, b);
 }
 
-void PlanningState::index_erase(uint32_t b) {
-    const BrokerState& broker = _brokers[b];
-    [[maybe_unused]] size_t erased = 0;
-    erased += _by_in.erase({broker.load.bytes_in_per_s / broker.in_divisor, b});
-    erased += _by_out.erase({broker.load.bytes_out_per_s / broker.out_divisor, b});
-    erased += _by_replicas.erase({broker.replica_count, b});
-    erased += _by_leaders.erase({broker.leader_count, b});
-    assert(erased == 4 && "an eligible broker is in every index");
+namespace {
+/// Moves an index entry from key `from` to key `to`: the index ends as an
+/// erase and an insert would leave it, without freeing and allocating a
+/// node, and untouched when the key did not change (a follower's move
+/// leaves out and the leader count where they were).
+template <class Index>
+void rekey(Index& index, const typename Index::value_type& from, const typename Index::value_type& to) {
+    if (from == to) return;
+    auto node = index.extract(from);
+    assert(!node.empty() && "an eligible broker is in every index");
+    node.value() = to;
+    index.insert(std::move(node));
 }
+}  // namespace
 
 void PlanningState::change_broker(uint32_t b, const Load& delta, int32_t replica_delta,
                                   int32_t leader_delta) {
     BrokerState& broker = _brokers[b];
-    if (broker.eligible) index_erase(b);
+    const BrokerState before = broker;
     broker.load = broker.load + delta;
     broker.replica_count += replica_delta;
     broker.leader_count += leader_delta;
@@ -329,7 +334,12 @@ void PlanningState::change_broker(uint32_t b, const Load& delta, int32_t replica
         _eligible_load = _eligible_load + delta;
         _eligible_replicas += replica_delta;
         _eligible_leaders += leader_delta;
-        index_insert(b);
+        rekey(_by_in, {before.load.bytes_in_per_s / broker.in_divisor, b},
+              {broker.load.bytes_in_per_s / broker.in_divisor, b});
+        rekey(_by_out, {before.load.bytes_out_per_s / broker.out_divisor, b},
+              {broker.load.bytes_out_per_s / broker.out_divisor, b});
+        rekey(_by_replicas, {before.replica_count, b}, {broker.replica_count, b});
+        rekey(_by_leaders, {before.leader_count, b}, {broker.leader_count, b});
     }
 }
 

@@ -367,7 +367,6 @@ private:
     void add_replica_load(uint32_t b, uint32_t p, int sign);
     void change_broker(uint32_t b, const Load& delta, int32_t replica_delta, int32_t leader_delta);
     void index_insert(uint32_t b);
-    void index_erase(uint32_t b);
     void topic_add(uint32_t t, uint32_t b, int32_t delta);
     void count_action(const Candidate& c, int32_t delta);
     uint32_t slot_of(uint32_t p, uint32_t b) const;
