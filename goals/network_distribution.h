@@ -207,7 +207,7 @@ public:
     /// small drifts do not trigger a fix at once (hysteresis, as Cruise
     /// Control's balance margin).
     bool accepts_changes(const PlanningState& state, std::span<const BrokerChange> changes) const {
-        const Band b = band(state, balance_margin);
+        const Band b = judging_band(state);
         const double deviation_limit = deviation_max(state, b) + b.tolerance;
         double excess_before = 0;
         double excess_after = 0;
@@ -222,6 +222,10 @@ public:
         }
         return excess_after <= excess_before + b.tolerance;
     }
+
+    /// The band accepts_changes judges by; refuses_every_move must judge by
+    /// the same, or it would skip moves the goal accepts.
+    Band judging_band(const PlanningState& state) const { return band(state, balance_margin); }
 
     /// The rules each touched broker keeps (accepts_changes): fine stays
     /// fine, and it ends no farther from the mean than `deviation_limit`.
@@ -240,7 +244,7 @@ public:
     /// (The sum of the excesses is left out: it is no monotone function of x.)
     bool refuses_every_move(const PlanningState& state, uint32_t s, uint32_t d, const Load& least) const override {
         if (!(load_of(least, _resource) > 0)) return false;  // a move of nothing keeps every broker where it is
-        const Band b = band(state);
+        const Band b = judging_band(state);
         const double deviation_limit = deviation_max(state, b) + b.tolerance;
         for (const BrokerChange& change : {BrokerChange{s, Load{} - least, -1, 0}, BrokerChange{d, least, +1, 0}}) {
             if (!state.broker(change.broker).eligible) continue;  // outside the distribution
