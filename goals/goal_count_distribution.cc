@@ -37,6 +37,12 @@ constexpr size_t exchange_partners_max = 8;
 constexpr uint32_t exchange_tries_max = 16;
 constexpr size_t exchange_light_max = 16;
 
+/// How an exchange with one partner ended: `unplaced` when the placement
+/// guards refused the first partner_refusals_max replicas `few` could give
+/// and none was placed (the partner stands in another rack), so it does not
+/// count as a partner tried.
+enum class Exchange : uint8_t { applied, refused, unplaced };
+
 CountBand count_band(int64_t total, uint32_t brokers, double deviation) {
     CountBand band;
     if (brokers == 0) return band;
@@ -176,6 +182,10 @@ private:
     /// band, those with too many carry light ones at the bottom), `broker`
     /// exchanges with a partner on the other side of the mean: the one
     /// short of replicas gives one heavy replica for several light ones.
+    /// Only partners that could be given a replica count against
+    /// exchange_partners_max: with rack-aware RF equal to the racks a
+    /// replica moves only within its rack, and the partners first in count
+    /// order may all stand in other racks.
     bool exchange_step(GoalContext& context, ReplicaLists& lists, ReplicaLists& heavy, const CountBand& b,
                        uint32_t broker, bool shedding) const {
         PlanningState& state = context.state();
@@ -185,10 +195,13 @@ private:
         const std::vector<uint32_t> partners =
             shedding ? collect_partners(state, order.begin(), order.end(), broker, keep, stop)
                      : collect_partners(state, order.rbegin(), order.rend(), broker, keep, stop);
-        for (size_t i = 0; i < std::min<size_t>(partners.size(), exchange_partners_max); i++) {
+        size_t tried = 0;
+        for (size_t i = 0; i < partners.size() && tried < exchange_partners_max; i++) {
             const uint32_t few = shedding ? partners[i] : broker;
             const uint32_t many = shedding ? broker : partners[i];
-            if (exchange(context, lists, heavy, b, few, many)) return true;
+            const Exchange result = exchange(context, lists, heavy, b, few, many);
+            if (result == Exchange::applied) return true;
+            if (result == Exchange::refused) tried++;
         }
         return false;
     }
@@ -203,20 +216,27 @@ private:
     /// not fit (consumers' reads where the given replica has none), and a
     /// walk through them, bounded by replica_tries_max, then finds nothing
     /// and the counts stay outside their band.
-    bool exchange(GoalContext& context, ReplicaLists& lists, ReplicaLists& heavy, const CountBand& b,
-                  uint32_t few, uint32_t many) const {
+    Exchange exchange(GoalContext& context, ReplicaLists& lists, ReplicaLists& heavy, const CountBand& b,
+                      uint32_t few, uint32_t many) const {
         PlanningState& state = context.state();
         const int64_t gain_max = std::min<int64_t>({b.upper - state.broker(few).replica_count,
                                                     state.broker(many).replica_count - b.lower,
                                                     (state.broker(many).replica_count -
                                                      state.broker(few).replica_count) / 2});
-        if (gain_max < 1) return false;
+        if (gain_max < 1) return Exchange::refused;
         const size_t light_max = static_cast<size_t>(std::min<int64_t>(gain_max + 1, exchange_light_max));
         std::vector<Candidate> group;
         bool applied = false;
+        bool placed = false;
+        uint32_t unplaced = 0;
         visit_descending(state, few, heavy.of(few), exchange_tries_max, [&](const ReplicaEntry& e) {
             const Candidate give = state.move(e.partition, few, many, false);
-            if (!context.placement_allows(give)) return false;
+            if (!context.placement_allows(give)) {
+                // Refused in a row before any was placed: the partner stands
+                // where none of `few`'s replicas may go (another rack).
+                return !placed && ++unplaced >= partner_refusals_max;
+            }
+            placed = true;
             // What `few` sheds: the room the light replicas may fill.
             const double room_in = -give.load_delta[0].bytes_in_per_s;
             const double room_out = -give.load_delta[0].bytes_out_per_s;
@@ -239,7 +259,8 @@ private:
             applied = context.try_apply_group(group);
             return applied;
         });
-        return applied;
+        if (applied) return Exchange::applied;
+        return placed ? Exchange::refused : Exchange::unplaced;
     }
 };
 

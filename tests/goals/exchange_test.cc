@@ -259,5 +259,32 @@ TEST(CheapestCopy, ABrokerWhoseDiskIsWithinTwentyPercentOfTheMeanShedsItsCheapes
                                                          19.0 / 30 * mib, 2.6 * gib}));
 }
 
+TEST(ReplicaCountExchange, ReachesAPartnerInItsOwnRackPastTheEmptierOnesInTheOther) {
+    // Racks a and b. Brokers 1-9 (rack b) and 10-18 (rack a) hold 6
+    // replicas of 8.1 MiB/s in each (48.6): six RF2 partitions per pair k,
+    // 9 + k, which may move only within their racks. Broker 19 (rack a)
+    // holds 16 RF1 replicas of 2.69 MiB/s and one of 2.1 (45.1, just inside
+    // the bottom of the in target [45.03, 51.8]). Count band [5, 8]: broker
+    // 19 must shed, a single move takes it out of the target, so only
+    // exchanges can. Its partners come emptiest first, ties by index: the
+    // nine in rack b first, where none of their replicas may go.
+    ModelBuilder builder(now_ms);
+    builder.racks({"a", "b"});
+    for (int32_t id = 1; id <= 19; id++) builder.broker(id, id <= 9 ? 1 : 0);
+    builder.topic("heavy");
+    for (int32_t k = 1; k <= 9; k++) {
+        for (int i = 0; i < 6; i++) builder.partition({9 + k, k}, 8.1 * mib, 0, 1 * gib);
+    }
+    builder.topic("light");
+    for (int i = 0; i < 16; i++) builder.partition({19}, 2.69 * mib, 0, 1 * gib);
+    builder.partition({19}, 2.1 * mib, 0, 1 * gib);
+    const ClusterModel model = builder.build();
+    const PlannerConfig config = only(
+        {GoalKind::rack_aware, GoalKind::network_in_usage_distribution, GoalKind::replica_count_distribution});
+    const Plan result = plan(model, config);
+    EXPECT_TRUE(result.violated_after.empty());
+    EXPECT_LE(replica_counts(apply(model, result, config.flavor))[18], 8);
+}
+
 }  // namespace
 }  // namespace ballast::goals
