@@ -113,6 +113,11 @@ public:
         const CountBand b = band(state);
         ReplicaLists lists(state, network_key(), false, ListFor::moves);
         ReplicaLists heavy(state, network_per_byte_key(), true, ListFor::moves);
+        // Followers by bytes in per byte copied (exchange_step says why).
+        ReplicaLists followers(state, [](const PlanningState& s, uint32_t p, uint32_t broker) {
+            if (s.leader(p) == static_cast<int32_t>(broker)) return 0.0;
+            return s.replica_load_on(p, broker).bytes_in_per_s / (s.partition(p).load.size_bytes + 1.0);
+        }, true, ListFor::moves);
         std::vector<std::pair<int32_t, uint32_t>> full;
         std::vector<std::pair<int32_t, uint32_t>> empty;
         for (const auto& [count, broker] : state.order_by_replicas()) {
@@ -131,7 +136,7 @@ public:
                     if (b.fine(state.broker(broker).replica_count)) break;
                     if (!context.broker_budget_left(broker)) break;  // the rest next plan
                     if (!step_between(context, lists, b, broker, shedding) &&
-                        !exchange_step(context, lists, heavy, b, broker, shedding)) {
+                        !exchange_step(context, lists, heavy, followers, b, broker, shedding)) {
                         break;
                     }
                 }
@@ -182,12 +187,19 @@ private:
     /// band, those with too many carry light ones at the bottom), `broker`
     /// exchanges with a partner on the other side of the mean: the one
     /// short of replicas gives one heavy replica for several light ones.
-    /// Only partners that could be given a replica count against
-    /// exchange_partners_max: with rack-aware RF equal to the racks a
-    /// replica moves only within its rack, and the partners first in count
-    /// order may all stand in other racks.
-    bool exchange_step(GoalContext& context, ReplicaLists& lists, ReplicaLists& heavy, const CountBand& b,
-                       uint32_t broker, bool shedding) const {
+    /// Per partner, the replicas given are first those with the most
+    /// network load per byte copied, then followers by bytes in per byte:
+    /// a follower sends nothing, so the light ones taken for it are
+    /// followers too and neither broker's out changes. That is the exchange
+    /// left to a broker at the top of the out target and the bottom of the
+    /// in target (whatever it gives lowers in, whatever it takes with out
+    /// raises out), which a given leader's out, never matched to the byte by
+    /// the light ones, would push over. Only partners that could be given a
+    /// replica count against exchange_partners_max: with rack-aware RF equal
+    /// to the racks a replica moves only within its rack, and the partners
+    /// first in count order may all stand in other racks.
+    bool exchange_step(GoalContext& context, ReplicaLists& lists, ReplicaLists& heavy, ReplicaLists& followers,
+                       const CountBand& b, uint32_t broker, bool shedding) const {
         PlanningState& state = context.state();
         const PlanningState::CountOrder& order = state.order_by_replicas();
         auto keep = [&](int32_t, uint32_t partner) { return context.broker_budget_left(partner); };
@@ -199,15 +211,17 @@ private:
         for (size_t i = 0; i < partners.size() && tried < exchange_partners_max; i++) {
             const uint32_t few = shedding ? partners[i] : broker;
             const uint32_t many = shedding ? broker : partners[i];
-            const Exchange result = exchange(context, lists, heavy, b, few, many);
-            if (result == Exchange::applied) return true;
-            if (result == Exchange::refused) tried++;
+            const Exchange first = exchange(context, lists, heavy, b, few, many);
+            if (first == Exchange::applied) return true;
+            if (first == Exchange::unplaced) continue;
+            tried++;
+            if (exchange(context, lists, followers, b, few, many) == Exchange::applied) return true;
         }
         return false;
     }
 
-    /// `few` gives `many` one replica, the most network load per byte
-    /// copied first (cheap to copy for the light ones it makes room for),
+    /// `few` gives `many` one replica, in the order of `gives` (by load per
+    /// byte copied: cheap to copy for the light ones it makes room for),
     /// and takes up to exchange_light_max of `many`'s lightest in network
     /// load (in + out), as many as fit in its load in and out: `few` gains
     /// k - 1 replicas and neither broker's load grows past where it was, so
@@ -216,7 +230,7 @@ private:
     /// not fit (consumers' reads where the given replica has none), and a
     /// walk through them, bounded by replica_tries_max, then finds nothing
     /// and the counts stay outside their band.
-    Exchange exchange(GoalContext& context, ReplicaLists& lists, ReplicaLists& heavy, const CountBand& b,
+    Exchange exchange(GoalContext& context, ReplicaLists& lists, ReplicaLists& gives, const CountBand& b,
                       uint32_t few, uint32_t many) const {
         PlanningState& state = context.state();
         const int64_t gain_max = std::min<int64_t>({b.upper - state.broker(few).replica_count,
@@ -229,7 +243,7 @@ private:
         bool applied = false;
         bool placed = false;
         uint32_t unplaced = 0;
-        visit_descending(state, few, heavy.of(few), exchange_tries_max, [&](const ReplicaEntry& e) {
+        visit_descending(state, few, gives.of(few), exchange_tries_max, [&](const ReplicaEntry& e) {
             const Candidate give = state.move(e.partition, few, many, false);
             if (!context.placement_allows(give)) {
                 // Refused in a row before any was placed: the partner stands

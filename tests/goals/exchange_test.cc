@@ -286,5 +286,35 @@ TEST(ReplicaCountExchange, ReachesAPartnerInItsOwnRackPastTheEmptierOnesInTheOth
     EXPECT_LE(replica_counts(apply(model, result, config.flavor))[18], 8);
 }
 
+TEST(ReplicaCountExchange, ABrokerAtTheTopOfTheOutTargetTakesAFollowerForFollowers) {
+    // RF2, no racks. Broker 2 (61 replicas, count band [35, 43]) follows 60
+    // light partitions (0.6 MiB/s in) and leads one read at 34.5 MiB/s: its
+    // in sits at the bottom of the in target (0.934 of the mean) and its
+    // out at the top of the out target (1.066). Broker 1 (17 replicas, in
+    // at 1.066) leads 16 hot partitions, the most load per byte it has, and
+    // follows one of 9.7 MiB/s in. Whatever broker 2 gives lowers its in,
+    // whatever it takes with out raises its out: only a follower given for
+    // followers, which moves no out, passes both targets.
+    ModelBuilder builder(now_ms);
+    for (int32_t id = 1; id <= 4; id++) builder.broker(id);
+    builder.topic("hot");
+    for (int k = 0; k < 16; k++) builder.partition({1, k < 8 ? 3 : 4}, 2.06 * mib, 0, 2 * gib);
+    builder.topic("follower");
+    builder.partition({4, 1}, 9.7 * mib, 2.8 * mib, 20 * gib);
+    builder.topic("read");
+    builder.partition({2, 3}, 1.4 * mib, 34.5 * mib, 1 * gib);
+    builder.topic("light");
+    for (int k = 0; k < 60; k++) builder.partition({k < 37 ? 3 : 4, 2}, 0.6 * mib, 0.29 * mib, 1 * gib);
+    const ClusterModel model = builder.build();
+    const PlannerConfig config =
+        only({GoalKind::network_in_usage_distribution, GoalKind::network_out_usage_distribution,
+              GoalKind::replica_count_distribution});
+    const Plan result = plan(model, config);
+    const ClusterModel after = apply(model, result, config.flavor);
+    EXPECT_LE(replica_counts(after)[1], 43);
+    // Broker 2's out is where it was: no leadership came or went.
+    EXPECT_NEAR(broker_loads(after)[1].bytes_out_per_s, broker_loads(model)[1].bytes_out_per_s, 1.0);
+}
+
 }  // namespace
 }  // namespace ballast::goals
