@@ -47,8 +47,8 @@ CountBand count_band(int64_t total, uint32_t brokers, double deviation) {
     CountBand band;
     if (brokers == 0) return band;
     band.mean = static_cast<double>(total) / brokers;
-    band.lower = static_cast<int64_t>(std::floor(band.mean * (1 - deviation)));
-    band.upper = static_cast<int64_t>(std::ceil(band.mean * (1 + deviation)));
+    band.lower = count_band_floor(band.mean * (1 - deviation));
+    band.upper = count_band_ceil(band.mean * (1 + deviation));
     return band;
 }
 

@@ -96,14 +96,13 @@ CountBand topic_band(const PlanningState& state, uint32_t t) {
     if (state.eligible_count() == 0) return band;
     const double deviation = state.config().topic_spread_avg_deviation;
     band.mean = static_cast<double>(state.topic_eligible_replicas(t)) / state.eligible_count();
-    band.lower = static_cast<int64_t>(std::floor(band.mean * (1 - deviation)));
+    band.lower = count_band_floor(band.mean * (1 - deviation));
     // At least one above ceil(mean): a topic with fewer replicas than
     // there are brokers may put two on one. Holding such topics to one a
     // broker copies a large share of a big cluster's data for little
     // spread (bench/README.md, the comparison with Cruise Control, whose
     // topic goal is looser still).
-    band.upper = std::max(static_cast<int64_t>(std::ceil(band.mean * (1 + deviation))),
-                          static_cast<int64_t>(std::ceil(band.mean)) + 1);
+    band.upper = std::max(count_band_ceil(band.mean * (1 + deviation)), count_band_ceil(band.mean) + 1);
     return band;
 }
 

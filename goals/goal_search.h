@@ -12,6 +12,7 @@
 /// touched, so never candidates.
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -219,6 +220,16 @@ struct CountBand {
     int64_t excess(int64_t count) const { return std::max<int64_t>({0, lower - count, count - upper}); }
     bool fine(int64_t count) const { return excess(count) == 0; }
 };
+
+/// A count band's ends: floor and ceil that forgive the last bits of the
+/// product they round. A mean of 3,000 with a deviation of 0.1 is 3000 x 1.1
+/// = 3300.0000000000005 in doubles, and the band's top is 3,300, not 3,301.
+inline int64_t count_band_floor(double x) {
+    return static_cast<int64_t>(std::floor(x + 1e-9 * std::max(1.0, std::abs(x))));
+}
+inline int64_t count_band_ceil(double x) {
+    return static_cast<int64_t>(std::ceil(x - 1e-9 * std::max(1.0, std::abs(x))));
+}
 
 /// One topic's band of replicas per eligible broker (TopicSpreadGoal):
 /// [floor(mean x (1 - deviation)), max(ceil(mean x (1 + deviation)),

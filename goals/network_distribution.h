@@ -148,10 +148,10 @@ public:
         const double give = state.broker(s).replica_count - b.replicas_mean;
         const double take = b.replicas_mean - state.broker(d).replica_count;
         // The count goal's band: [floor(mean x (1 - d)), ceil(mean x (1 + d))].
-        if (give >= 1 && state.broker(s).replica_count > std::ceil(b.replicas_mean * (1 + deviation))) {
+        if (give >= 1 && state.broker(s).replica_count > count_band_ceil(b.replicas_mean * (1 + deviation))) {
             per = std::min(per, (load(state, s) - b.mean) * state.usage_divisor(_resource, s) / give);
         }
-        if (take >= 1 && state.broker(d).replica_count < std::floor(b.replicas_mean * (1 - deviation))) {
+        if (take >= 1 && state.broker(d).replica_count < count_band_floor(b.replicas_mean * (1 - deviation))) {
             per = std::min(per, (b.mean - load(state, d)) * state.usage_divisor(_resource, d) / take);
         }
         return per * (1 + 1e-9);
@@ -165,8 +165,8 @@ public:
         const double deviation = state.config().leader_count_avg_deviation;
         const int32_t leaders = state.broker(broker).leader_count;
         const double excess = shedding ? leaders - b.leaders_mean : b.leaders_mean - leaders;
-        const bool outside = shedding ? leaders > std::ceil(b.leaders_mean * (1 + deviation))
-                                      : leaders < std::floor(b.leaders_mean * (1 - deviation));
+        const bool outside = shedding ? leaders > count_band_ceil(b.leaders_mean * (1 + deviation))
+                                      : leaders < count_band_floor(b.leaders_mean * (1 - deviation));
         if (excess < 1 || !outside) return amount;
         return std::min(amount, amount / excess * (1 + 1e-9));
     }

@@ -210,6 +210,22 @@ TEST(ReplicaCountDistributionGoal, EvensOutReplicaCounts) {
     }
 }
 
+TEST(ReplicaCountDistributionGoal, TheBandsTopIsMeanTimesOnePointOneNotOneMore) {
+    // Mean 50: the band is [45, 55]. 50 x 1.1 is 55.000000000000007 in
+    // doubles, whose ceil would let a broker hold 56.
+    ModelBuilder builder(now_ms);
+    for (int32_t id = 1; id <= 3; id++) builder.broker(id);
+    builder.topic("t");
+    for (int i = 0; i < 56; i++) builder.partition({1}, 0, 0);
+    for (int i = 0; i < 47; i++) builder.partition({2}, 0, 0);
+    for (int i = 0; i < 47; i++) builder.partition({3}, 0, 0);
+    const ClusterModel model = builder.build();
+    const PlannerConfig config = only({GoalKind::replica_count_distribution});
+    const Plan result = plan(model, config);
+    ASSERT_EQ(result.status, Plan::Status::actions_planned);
+    EXPECT_LE(replica_counts(apply(model, result, config.flavor))[0], 55);
+}
+
 TEST(LeaderCountDistributionGoal, HandsLeadershipToFollowers) {
     ModelBuilder builder(now_ms);
     for (int32_t id = 1; id <= 3; id++) builder.broker(id);
