@@ -191,7 +191,17 @@ TEST_F(AdapterOnKafka, TheSamplerMeasuresWhatWasProducedOverTheSamplesClock) {
     EventCollector metadata;
     metadata::MetadataPoller poller(poller_options(), [] { return int64_t{0}; }, &view);
     ASSERT_TRUE(poller.attach(metadata.sink()).ok());
-    ASSERT_TRUE(poller.poll_once().ok());
+    // The sampler reports what the view says each broker leads: poll until
+    // the new topic's metadata reached the broker asked (a loaded machine
+    // may answer the first poll without it).
+    ASSERT_TRUE(testing::eventually(
+        [&] {
+            if (!poller.poll_once().ok()) return false;
+            const metadata::PartitionState* p0 = view.snapshot()->partition(topic, 0);
+            return p0 != nullptr && p0->leader == 1;
+        },
+        settle_timeout_ms))
+        << "the view never showed " << topic << "-0 led by broker 1";
 
     EventCollector metrics;
     std::atomic<int64_t> clock_ms{100'000};
