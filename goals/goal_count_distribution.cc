@@ -13,8 +13,9 @@
 /// Leader count: brokers above the band hand leadership of partitions they
 /// lead (least leader traffic first) to the follower with the fewest
 /// leaders; brokers below the band take leadership of partitions they
-/// follow from leaders above the mean. LEADER actions only: a preferred
-/// leader change moves no data.
+/// follow from leaders above the mean. Where no single change passes the
+/// network out goal, each exchanges one heavy leadership for several light
+/// ones. LEADER actions only: a preferred leader change moves no data.
 ///
 /// Both skip brokers that spent their per-broker budget
 /// (PlannerConfig::broker_actions_max), as the broker being fixed and as a
@@ -320,6 +321,14 @@ public:
                        : 0.0;
         };
         ReplicaLists led(state, leader_shift, true, ListFor::leader_changes);
+        // Partitions a broker follows, by the leader traffic leading them would add.
+        auto follower_gain = [](const PlanningState& s, uint32_t p, uint32_t broker) {
+            const int32_t leader = s.leader(p);
+            return leader >= 0 && leader != static_cast<int32_t>(broker) && s.partition(p).replica_count > 1
+                       ? load_of(s.replica_load_on(p, static_cast<uint32_t>(leader)), Resource::network_out) + 1
+                       : 0.0;
+        };
+        ReplicaLists followed(state, follower_gain, true, ListFor::leader_changes);
         std::vector<std::pair<int32_t, uint32_t>> full;
         std::vector<std::pair<int32_t, uint32_t>> empty;
         for (const auto& [count, broker] : state.order_by_leaders()) {
@@ -332,17 +341,10 @@ public:
             for (size_t step = 0; step < steps_max; step++) {
                 if (!context.budget_left()) return;
                 if (!context.broker_budget_left(s)) break;  // the rest next plan
-                if (b.fine(state.broker(s).leader_count) || !hand_off(context, led, b, s)) break;
+                if (b.fine(state.broker(s).leader_count)) break;
+                if (!hand_off(context, led, b, s) && !shed_exchange(context, led, followed, b, s)) break;
             }
         }
-        // Partitions a broker follows, by the leader traffic leading them would add.
-        auto follower_gain = [](const PlanningState& s, uint32_t p, uint32_t broker) {
-            const int32_t leader = s.leader(p);
-            return leader >= 0 && leader != static_cast<int32_t>(broker) && s.partition(p).replica_count > 1
-                       ? load_of(s.replica_load_on(p, static_cast<uint32_t>(leader)), Resource::network_out) + 1
-                       : 0.0;
-        };
-        ReplicaLists followed(state, follower_gain, true, ListFor::leader_changes);
         for (const auto& [unused, d] : empty) {
             // Each exchange applies actions or ends the loop; one may make
             // room for more single take-overs.
@@ -381,6 +383,83 @@ private:
             }
             return false;
         });
+    }
+
+    /// When handing off one at a time fails (the network out goal refuses:
+    /// a broker with leaders to spare leads light partitions and sits at
+    /// the bottom of the out target), `s` takes leadership of one heavy
+    /// partition it follows from a leader that may lose one, and hands up
+    /// to exchange_light_max light ones to followers with room, as many as
+    /// fit in the out traffic it took. The mirror of exchange(); the guards
+    /// judge the net change.
+    bool shed_exchange(GoalContext& context, ReplicaLists& led, ReplicaLists& followed, const CountBand& b,
+                       uint32_t s) const {
+        PlanningState& state = context.state();
+        const int64_t shed_max = state.broker(s).leader_count - b.upper;
+        if (shed_max < 1) return false;
+        const size_t light_max = static_cast<size_t>(std::min<int64_t>(shed_max + 1, exchange_light_max));
+        const double out_ceiling = state.eligible_total(Resource::network_out) /
+                                   state.eligible_usage_divisor(Resource::network_out) *
+                                   (1 + state.config().network_out_avg_deviation / 2);
+        std::vector<Candidate> group;
+        bool applied = false;
+        visit_descending(state, s, followed.of(s), exchange_tries_max, [&](const ReplicaEntry& e) {
+            const int32_t leader = state.leader(e.partition);
+            if (leader < 0 || leader == static_cast<int32_t>(s) || !state.holds(s, e.partition)) return false;
+            const uint32_t giver = static_cast<uint32_t>(leader);
+            if (!state.broker(giver).eligible || state.broker(giver).leader_count - 1 < b.lower) return false;
+            const Candidate take = state.leader_change(e.partition, giver, s);
+            if (!context.placement_allows(take)) return false;
+            const double room_out = take.load_delta[1].bytes_out_per_s;
+            group.assign(1, take);
+            double out = 0;
+            // Out traffic and leaders each follower has taken in this
+            // group: none takes more than its room below half way from the
+            // mean to the band's upper edge, so each stays in its band.
+            struct Taken {
+                uint32_t broker;
+                double out;
+                int32_t leaders;
+            };
+            std::vector<Taken> taken;
+            visit_ascending(state, s, led.of(s), replica_tries_max, [&](const ReplicaEntry& l) {
+                if (l.partition == e.partition || state.leader(l.partition) != static_cast<int32_t>(s)) return false;
+                uint32_t f_best = no_broker;
+                int32_t leaders_best = 0;
+                for (uint32_t f : state.replicas(l.partition)) {
+                    if (f == s || f == giver || !state.broker(f).eligible) continue;
+                    auto it = std::find_if(taken.begin(), taken.end(), [&](const Taken& t) { return t.broker == f; });
+                    const int32_t leaders = state.broker(f).leader_count + (it == taken.end() ? 0 : it->leaders);
+                    if (leaders + 1 > b.upper) continue;
+                    if (f_best == no_broker || leaders < leaders_best) {
+                        f_best = f;
+                        leaders_best = leaders;
+                    }
+                }
+                if (f_best == no_broker) return false;
+                const Candidate give = state.leader_change(l.partition, s, f_best);
+                const double give_out = give.load_delta[1].bytes_out_per_s;
+                if (out + give_out > room_out) return false;
+                auto it = std::find_if(taken.begin(), taken.end(), [&](const Taken& t) { return t.broker == f_best; });
+                const double room = (out_ceiling - state.usage(Resource::network_out, f_best)) *
+                                    state.usage_divisor(Resource::network_out, f_best);
+                if ((it == taken.end() ? 0.0 : it->out) + give_out > room) return false;
+                if (!context.placement_allows(give)) return false;
+                if (it == taken.end()) {
+                    taken.push_back({f_best, give_out, 1});
+                } else {
+                    it->out += give_out;
+                    it->leaders++;
+                }
+                group.push_back(give);
+                out += give_out;
+                return group.size() > light_max;
+            });
+            if (group.size() < 3) return false;  // one for one evens out nothing
+            applied = context.try_apply_group(group);
+            return applied;
+        });
+        return applied;
     }
 
     /// When taking over one at a time fails (the network out goal refuses:

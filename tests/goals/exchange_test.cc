@@ -172,6 +172,49 @@ TEST(LeaderCountExchange, ABrokerShortOfLeadersAtTheTopOfTheOutBandHandsOneHeavy
     }
 }
 
+TEST(LeaderCountExchange, ABrokerWithLeadersToSpareAtTheBottomOfTheOutTargetTakesOneHeavyLeadershipForSeveralLight) {
+    // RF2, out traffic only. Broker 1 leads 20 light partitions (1 MiB/s
+    // each, followed by brokers 2-5) and 2 big ones (10): 22 leaders, 40
+    // MiB/s. Brokers 2-6 each lead one partition of 3 MiB/s that broker 1
+    // follows and 13 of 3.1 followed by the next of them: 14 leaders, 43.3.
+    // Out mean 42.75, target [39.76, 45.74]; leader band [13, 17]. Handing
+    // off any one leadership takes broker 1 below the out target: it takes
+    // a 3 MiB/s leadership and hands three light ones for it.
+    ModelBuilder builder(now_ms);
+    for (int32_t id = 1; id <= 6; id++) builder.broker(id);
+    builder.topic("light");
+    for (int i = 0; i < 20; i++) builder.partition({1, 2 + i % 4}, 0, 1.0 * mib);
+    builder.topic("big");
+    for (int i = 0; i < 2; i++) builder.partition({1, 2}, 0, 10.0 * mib);
+    builder.topic("heavy");
+    for (int32_t leader = 2; leader <= 6; leader++) builder.partition({leader, 1}, 0, 3.0 * mib);
+    builder.topic("medium");
+    for (int32_t leader = 2; leader <= 6; leader++) {
+        for (int i = 0; i < 13; i++) builder.partition({leader, leader == 6 ? 2 : leader + 1}, 0, 3.1 * mib);
+    }
+    const ClusterModel model = builder.build();
+    const PlannerConfig config =
+        only({GoalKind::network_out_usage_distribution, GoalKind::leader_count_distribution});
+    const Plan result = plan(model, config);
+    EXPECT_TRUE(result.violated_after.empty());
+    bool took_heavy = false;
+    for (const Action& action : result.actions) {
+        EXPECT_EQ(action.kind, ActionKind::leader);
+        took_heavy = took_heavy || action.destination == 1;
+    }
+    EXPECT_TRUE(took_heavy);
+    const ClusterModel after = apply(model, result, config.flavor);
+    std::vector<int32_t> leaders(6, 0);
+    for (const Partition& p : after.partitions) leaders[static_cast<size_t>(p.leader - 1)]++;
+    const std::vector<Load> loads = broker_loads(after);
+    for (size_t b = 0; b < 6; b++) {
+        EXPECT_GE(leaders[b], 13) << "broker " << b + 1;
+        EXPECT_LE(leaders[b], 17) << "broker " << b + 1;
+        EXPECT_GE(loads[b].bytes_out_per_s, 39.75 * mib) << "broker " << b + 1;
+        EXPECT_LE(loads[b].bytes_out_per_s, 45.75 * mib) << "broker " << b + 1;
+    }
+}
+
 TEST(ReplicaCountExchange, TakesTheReplicasLightestInLoadNotTheSmallestInBytes) {
     // Network in only (out is not judged): broker 1 at the top of the in
     // target (44 MiB/s; mean 41.2, target [38.3, 44.1]) holds 5 replicas,
