@@ -253,10 +253,10 @@ void PlanningState::recompute_aggregates() {
     _eligible_load = Load{};
     _eligible_replicas = 0;
     _eligible_leaders = 0;
-    _by_in.clear();
-    _by_out.clear();
-    _by_replicas.clear();
-    _by_leaders.clear();
+    _by_in.reset(broker_count());
+    _by_out.reset(broker_count());
+    _by_replicas.reset(broker_count());
+    _by_leaders.reset(broker_count());
     for (uint32_t b = 0; b < broker_count(); b++) {
         const BrokerState& broker = _brokers[b];
         if (!broker.eligible) continue;
@@ -264,8 +264,12 @@ void PlanningState::recompute_aggregates() {
         _eligible_load = _eligible_load + broker.load;
         _eligible_replicas += broker.replica_count;
         _eligible_leaders += broker.leader_count;
-        index_insert(b);
+        index_add(b);
     }
+    _by_in.sort();
+    _by_out.sort();
+    _by_replicas.sort();
+    _by_leaders.sort();
 
     if (!_tracks_topics) return;
     const uint32_t topics = topic_count();
@@ -299,33 +303,17 @@ void PlanningState::recompute_aggregates() {
     }
 }
 
-void PlanningState::index_insert(uint32_t b) {
+void PlanningState::index_add(uint32_t b) {
     const BrokerState& broker = _brokers[b];
-    _by_in.emplace(broker.load.bytes_in_per_s / broker.in_divisor, b);
-    _by_out.emplace(broker.load.bytes_out_per_s / broker.out_divisor, b);
-    _by_replicas.emplace(broker.replica_count, b);
-    _by_leaders.emplace(broker.leader_count, b);
+    _by_in.add(broker.load.bytes_in_per_s / broker.in_divisor, b);
+    _by_out.add(broker.load.bytes_out_per_s / broker.out_divisor, b);
+    _by_replicas.add(broker.replica_count, b);
+    _by_leaders.add(broker.leader_count, b);
 }
-
-namespace {
-/// Moves an index entry from key `from` to key `to`: the index ends as an
-/// erase and an insert would leave it, without freeing and allocating a
-/// node, and untouched when the key did not change (a follower's move
-/// leaves out and the leader count where they were).
-template <class Index>
-void rekey(Index& index, const typename Index::value_type& from, const typename Index::value_type& to) {
-    if (from == to) return;
-    auto node = index.extract(from);
-    assert(!node.empty() && "an eligible broker is in every index");
-    node.value() = to;
-    index.insert(std::move(node));
-}
-}  // namespace
 
 void PlanningState::change_broker(uint32_t b, const Load& delta, int32_t replica_delta,
                                   int32_t leader_delta) {
     BrokerState& broker = _brokers[b];
-    const BrokerState before = broker;
     broker.load = broker.load + delta;
     broker.replica_count += replica_delta;
     broker.leader_count += leader_delta;
@@ -334,12 +322,12 @@ void PlanningState::change_broker(uint32_t b, const Load& delta, int32_t replica
         _eligible_load = _eligible_load + delta;
         _eligible_replicas += replica_delta;
         _eligible_leaders += leader_delta;
-        rekey(_by_in, {before.load.bytes_in_per_s / broker.in_divisor, b},
-              {broker.load.bytes_in_per_s / broker.in_divisor, b});
-        rekey(_by_out, {before.load.bytes_out_per_s / broker.out_divisor, b},
-              {broker.load.bytes_out_per_s / broker.out_divisor, b});
-        rekey(_by_replicas, {before.replica_count, b}, {broker.replica_count, b});
-        rekey(_by_leaders, {before.leader_count, b}, {broker.leader_count, b});
+        // A rekey to an unchanged key (a follower's move leaves out and the
+        // leader count where they were) compares and stays.
+        _by_in.rekey(b, broker.load.bytes_in_per_s / broker.in_divisor);
+        _by_out.rekey(b, broker.load.bytes_out_per_s / broker.out_divisor);
+        _by_replicas.rekey(b, broker.replica_count);
+        _by_leaders.rekey(b, broker.leader_count);
     }
 }
 

@@ -30,12 +30,12 @@
 
 #include <array>
 #include <cstdint>
-#include <set>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "goals/broker_order.h"
 #include "goals/cluster_model.h"
 #include "goals/planner_types.h"
 
@@ -247,8 +247,8 @@ public:
     }
 
     // ------------------------------------------------------------ eligible brokers
-    using LoadOrder = std::set<std::pair<double, uint32_t>>;
-    using CountOrder = std::set<std::pair<int32_t, uint32_t>>;
+    using LoadOrder = BrokerOrder<double>;
+    using CountOrder = BrokerOrder<int32_t>;
     uint32_t eligible_count() const { return _eligible_count; }
     double eligible_total(Resource resource) const;
     int64_t eligible_replicas() const { return _eligible_replicas; }
@@ -366,7 +366,7 @@ private:
     void build_topics();
     void add_replica_load(uint32_t b, uint32_t p, int sign);
     void change_broker(uint32_t b, const Load& delta, int32_t replica_delta, int32_t leader_delta);
-    void index_insert(uint32_t b);
+    void index_add(uint32_t b);
     void topic_add(uint32_t t, uint32_t b, int32_t delta);
     void count_action(const Candidate& c, int32_t delta);
     uint32_t slot_of(uint32_t p, uint32_t b) const;
