@@ -40,30 +40,34 @@ bool GoalContext::try_apply(const Candidate& c, bool repair) {
 bool GoalContext::try_apply_group(std::span<const Candidate> actions) {
     _last_refusal = nullptr;
     if (_state.action_count() + actions.size() > _state.config().actions_max) return false;
-    const size_t start = mark();
     // A trial run: each action valid, within budget (a broker in several
     // spends one per action), accepted by every hard guard (the executor
     // may run the actions apart, so a hard goal must hold after each) and
     // placed as the placement guards allow, on the state the ones before
     // it left. Then taken back, so the soft guards judge the net change
     // from where the group starts.
+    size_t tried = 0;
+    auto take_back = [&] {
+        for (; tried > 0; tried--) _state.undo_trial();
+    };
     for (const Candidate& c : actions) {
         assert(c.kind != ActionKind::swap);
         if (!_state.within_broker_budget(c) || !_state.valid(c, false)) {
-            undo_to(start);
+            take_back();
             return false;
         }
         for (const Goal* guard : _guards) {
             const bool judges_each = guard->hard() || (c.kind == ActionKind::move && guard->judges_placement());
             if (judges_each && !guard->accepts(_state, c)) {
-                undo_to(start);
+                take_back();
                 _last_refusal = guard;
                 return false;
             }
         }
-        _state.apply(c, _goal);
+        _state.apply_trial(c);
+        tried++;
     }
-    undo_to(start);
+    take_back();
     const std::vector<BrokerChange> net = net_changes(actions);
     for (const Goal* guard : _guards) {
         if (guard->hard()) continue;

@@ -500,9 +500,38 @@ void PlanningState::count_action(const Candidate& c, int32_t delta) {
 }
 
 void PlanningState::apply(const Candidate& c, GoalKind goal) {
+    assert(_trials == 0 && "a trial is taken back before anything else applies");
+    Action action = describe(c, goal);
+    apply_change(c);
+    action.replicas_after = ids_of(*this, replicas(c.partition));
+    if (c.kind == ActionKind::swap) {
+        action.swap_replicas_after = ids_of(*this, replicas(c.swap_partition));
+    }
+    action.loads[0].after = broker_load(c.source);
+    action.loads[1].after = broker_load(c.destination);
+    _actions.push_back(std::move(action));
+}
+
+void PlanningState::undo_last() {
+    assert(_trials == 0 && !_actions.empty());
+    _actions.pop_back();
+    undo_change();
+}
+
+void PlanningState::apply_trial(const Candidate& c) {
+    apply_change(c);
+    _trials++;
+}
+
+void PlanningState::undo_trial() {
+    assert(_trials > 0);
+    _trials--;
+    undo_change();
+}
+
+void PlanningState::apply_change(const Candidate& c) {
     assert(valid(c, true));
     assert(within_broker_budget(c));
-    Action action = describe(c, goal);
     Undo undo;
     undo.candidate = c;
     undo.leader_before = _leader[c.partition];
@@ -541,24 +570,15 @@ void PlanningState::apply(const Candidate& c, GoalKind goal) {
     _touched[c.partition]++;
     change_broker(c.source, c.load_delta[0], c.replica_delta[0], c.leader_delta[0]);
     change_broker(c.destination, c.load_delta[1], c.replica_delta[1], c.leader_delta[1]);
-
-    action.replicas_after = ids_of(*this, replicas(c.partition));
-    if (c.kind == ActionKind::swap) {
-        action.swap_replicas_after = ids_of(*this, replicas(c.swap_partition));
-    }
-    action.loads[0].after = broker_load(c.source);
-    action.loads[1].after = broker_load(c.destination);
-    _actions.push_back(std::move(action));
     _undo.push_back(undo);
     count_action(c, +1);
 }
 
-void PlanningState::undo_last() {
+void PlanningState::undo_change() {
     assert(!_undo.empty());
     const Undo undo = _undo.back();
     const Candidate& c = undo.candidate;
     _undo.pop_back();
-    _actions.pop_back();
     count_action(c, -1);
     const Partition& partition = _model.partitions[c.partition];
     uint32_t* slots = _replicas.data() + partition.replica_begin;

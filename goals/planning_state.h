@@ -343,6 +343,15 @@ public:
     void apply(const Candidate& c, GoalKind goal);
     /// Takes back the last applied action exactly as it was applied.
     void undo_last();
+    /// Applies `c` as `apply` does, every sum and flag the same, without
+    /// recording an Action: a trial run (GoalContext::try_apply_group
+    /// judges each action of a group on the state the ones before it
+    /// leave), taken back with `undo_trial` before anything else applies.
+    /// Most groups are turned down, and the Action's lists cost more than
+    /// the change itself.
+    void apply_trial(const Candidate& c);
+    /// Takes back the last apply_trial exactly as `undo_last` would.
+    void undo_trial();
     size_t action_count() const { return _actions.size(); }
     const std::vector<Action>& actions() const { return _actions; }
     std::vector<Action> take_actions() { return std::move(_actions); }
@@ -369,6 +378,9 @@ private:
     void index_add(uint32_t b);
     void topic_add(uint32_t t, uint32_t b, int32_t delta);
     void count_action(const Candidate& c, int32_t delta);
+    /// What apply and undo_last do to the state, the Action apart.
+    void apply_change(const Candidate& c);
+    void undo_change();
     uint32_t slot_of(uint32_t p, uint32_t b) const;
     Action describe(const Candidate& c, GoalKind goal) const;
 
@@ -413,7 +425,8 @@ private:
     std::vector<uint32_t> _rack_eligible_with_budget;  // per rack index
 
     std::vector<Action> _actions;
-    std::vector<Undo> _undo;
+    std::vector<Undo> _undo;  // per action, then per trial (apply_trial) on top
+    size_t _trials = 0;
 };
 
 }  // namespace ballast::goals
