@@ -1,6 +1,7 @@
 #include "goals/goal_search.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <cmath>
 
@@ -53,7 +54,10 @@ ReplicaList& ReplicaLists::of(uint32_t broker) {
     std::span<const uint32_t> partitions = _state.model_partitions_of(broker);
     list.entries.reserve(partitions.size());
     for (uint32_t p : partitions) {
-        if (!_state.movable(p) || !_state.holds(broker, p)) continue;
+        // Untouched, so where the model had it: on `broker` (the O(RF) holds
+        // reads a replica list per partition, most of a build's time).
+        if (!_state.movable(p)) continue;
+        assert(_state.holds(broker, p));
         if (_use == ListFor::moves && !_state.copyable(p)) continue;
         const double value = _key(_state, p, broker);
         if (_positive_only && !(value > 0)) continue;
@@ -174,15 +178,26 @@ bool visit_above_first(const PlanningState& state, uint32_t broker, ReplicaList&
 
 bool visit_fewest_bytes_first(const PlanningState& state, uint32_t broker, ReplicaList& list, double pivot,
                               double high, const std::function<bool(const ReplicaEntry&)>& visit) {
-    std::vector<ReplicaEntry> head;
+    // The head with each entry's bytes per load, computed once: in a fixed
+    // array, since a walk runs for every step of the network goals.
+    struct HeadEntry {
+        double bytes_per_load;
+        ReplicaEntry entry;
+    };
+    std::array<HeadEntry, bytes_choices> head;
+    size_t head_size = 0;
     bool head_tried = false;
     auto try_head = [&] {
         head_tried = true;
-        auto bytes_per_load = [&](const ReplicaEntry& e) { return state.partition(e.partition).load.size_bytes / e.value; };
-        std::stable_sort(head.begin(), head.end(), [&](const ReplicaEntry& a, const ReplicaEntry& b) {
-            return bytes_per_load(a) < bytes_per_load(b);
-        });
-        for (const ReplicaEntry& e : head) {
+        // Fewest bytes per load first, ties in walk order: an insertion sort
+        // is stable, as std::stable_sort was (and needs no buffer).
+        for (size_t i = 1; i < head_size; i++) {
+            for (size_t j = i; j > 0 && head[j].bytes_per_load < head[j - 1].bytes_per_load; j--) {
+                std::swap(head[j], head[j - 1]);
+            }
+        }
+        for (size_t i = 0; i < head_size; i++) {
+            const ReplicaEntry& e = head[i].entry;
             // An earlier entry's action may have touched this one's partition.
             if (still_movable(state, broker, e.partition) && visit(e)) return true;
         }
@@ -190,8 +205,8 @@ bool visit_fewest_bytes_first(const PlanningState& state, uint32_t broker, Repli
     };
     const bool stopped = visit_below_first(state, broker, list, pivot, high, replica_tries_max, [&](const ReplicaEntry& e) {
         if (!head_tried) {
-            if (head.size() < bytes_choices && (head.empty() || e.value >= head.front().value * 0.25)) {
-                head.push_back(e);
+            if (head_size < bytes_choices && (head_size == 0 || e.value >= head[0].entry.value * 0.25)) {
+                head[head_size++] = {state.partition(e.partition).load.size_bytes / e.value, e};
                 return false;
             }
             if (try_head()) return true;
