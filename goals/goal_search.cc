@@ -54,10 +54,10 @@ ReplicaList& ReplicaLists::of(uint32_t broker) {
     std::span<const uint32_t> partitions = _state.model_partitions_of(broker);
     list.entries.reserve(partitions.size());
     for (uint32_t p : partitions) {
-        // Untouched, so where the model had it: on `broker` (the O(RF) holds
-        // reads a replica list per partition, most of a build's time).
+        // Untouched, so where the model had it: on `broker` (still_movable
+        // says why; the O(RF) holds read a replica list per partition, most
+        // of a build's time).
         if (!_state.movable(p)) continue;
-        assert(_state.holds(broker, p));
         if (_use == ListFor::moves && !_state.copyable(p)) continue;
         const double value = _key(_state, p, broker);
         if (_positive_only && !(value > 0)) continue;
