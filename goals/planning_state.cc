@@ -15,6 +15,7 @@ PlanningState::PlanningState(const ClusterModel& model, const PlannerConfig& con
     build_overlay();
     build_topics();
     recompute_aggregates();
+    count_topics();
     // No action yet: every eligible broker has its whole budget.
     _broker_actions.assign(_brokers.size(), 0);
     _eligible_with_budget = _eligible_count;
@@ -270,7 +271,9 @@ void PlanningState::recompute_aggregates() {
     _by_out.sort();
     _by_replicas.sort();
     _by_leaders.sort();
+}
 
+void PlanningState::count_topics() {
     if (!_tracks_topics) return;
     const uint32_t topics = topic_count();
     _topic_counts.assign(topics, {});

@@ -356,9 +356,12 @@ public:
     const std::vector<Action>& actions() const { return _actions; }
     std::vector<Action> take_actions() { return std::move(_actions); }
 
-    /// Recomputes every aggregate from the overlay, in the same order as the
-    /// constructor, so the result is bit for bit what a state built from the
-    /// plan's resulting model would hold (incremental sums drift by rounding).
+    /// Recomputes the brokers' aggregates and the eligible totals and orders
+    /// from the overlay, in the same order as the constructor, so the result
+    /// is bit for bit what a state built from the plan's resulting model
+    /// would hold (incremental sums of loads drift by rounding). The topic
+    /// counts need no recompute: they are integers, kept exact by every
+    /// action, in the same sorted form a build gives.
     void recompute_aggregates();
 
 private:
@@ -373,6 +376,7 @@ private:
     void build_brokers();
     void build_overlay();
     void build_topics();
+    void count_topics();  // the per-topic counts, from the overlay
     void add_replica_load(uint32_t b, uint32_t p, int sign);
     void change_broker(uint32_t b, const Load& delta, int32_t replica_delta, int32_t leader_delta);
     void index_add(uint32_t b);
