@@ -121,61 +121,6 @@ bool keeps_topic_spread(const PlanningState& state, uint32_t p, uint32_t s, uint
 
 // ---------------------------------------------------------------- best-fit walks
 
-namespace {
-/// First index whose value is <= pivot (in the list's descending order).
-size_t first_at_most(ReplicaList& list, double pivot) {
-    return list.partition_point([pivot](const ReplicaEntry& e) { return e.value > pivot; });
-}
-/// First index whose value is < pivot.
-size_t first_below(ReplicaList& list, double pivot) {
-    return list.partition_point([pivot](const ReplicaEntry& e) { return e.value >= pivot; });
-}
-
-/// Visits entry `i` if it is still movable off `broker`; counts stale ones.
-/// Returns true when `visit` accepted it.
-bool visit_at(const PlanningState& state, uint32_t broker, ReplicaList& list, size_t i,
-              uint32_t& tries, const std::function<bool(const ReplicaEntry&)>& visit) {
-    const ReplicaEntry& entry = list.at(i);
-    if (!still_movable(state, broker, entry.partition)) {
-        list.stale_skipped++;
-        return false;
-    }
-    tries++;
-    return visit(entry);
-}
-}  // namespace
-
-bool visit_below_first(const PlanningState& state, uint32_t broker, ReplicaList& list,
-                       double pivot, double high, uint32_t tries_max,
-                       const std::function<bool(const ReplicaEntry&)>& visit) {
-    uint32_t tries = 0;
-    const size_t split = first_at_most(list, pivot);
-    for (size_t i = split; i < list.entries.size() && tries < tries_max; i++) {
-        if (visit_at(state, broker, list, i, tries, visit)) return true;
-    }
-    for (size_t i = split; i-- > 0 && tries < tries_max;) {
-        if (list.at(i).value > high) break;
-        if (visit_at(state, broker, list, i, tries, visit)) return true;
-    }
-    return false;
-}
-
-bool visit_above_first(const PlanningState& state, uint32_t broker, ReplicaList& list,
-                       double pivot, double low, double high, uint32_t tries_max,
-                       const std::function<bool(const ReplicaEntry&)>& visit) {
-    uint32_t tries = 0;
-    const size_t split = first_below(list, pivot);
-    for (size_t i = split; i-- > 0 && tries < tries_max;) {
-        if (list.at(i).value > high) break;
-        if (visit_at(state, broker, list, i, tries, visit)) return true;
-    }
-    for (size_t i = split; i < list.entries.size() && tries < tries_max; i++) {
-        if (list.at(i).value < low) break;
-        if (visit_at(state, broker, list, i, tries, visit)) return true;
-    }
-    return false;
-}
-
 bool visit_fewest_bytes_first(const PlanningState& state, uint32_t broker, ReplicaList& list, double pivot,
                               double high, const std::function<bool(const ReplicaEntry&)>& visit) {
     // The head with each entry's bytes per load, computed once: in a fixed
@@ -217,17 +162,6 @@ bool visit_fewest_bytes_first(const PlanningState& state, uint32_t broker, Repli
     return !head_tried && try_head();
 }
 
-bool visit_descending(const PlanningState& state, uint32_t broker, ReplicaList& list, uint32_t tries_max,
-                      const std::function<bool(const ReplicaEntry&)>& visit) {
-    uint32_t tries = 0;
-    for (size_t i = 0; i < list.entries.size() && tries < tries_max; i++) {
-        if (visit_at(state, broker, list, i, tries, visit)) return true;
-    }
-    return false;
-}
-
-namespace {
-/// visit_ascending's start: the whole order, stale entries dropped from the back.
 void prepare_ascending(const PlanningState& state, uint32_t broker, ReplicaList& list) {
     // From the bottom of the order: needs it all.
     list.sort_all();
@@ -237,7 +171,6 @@ void prepare_ascending(const PlanningState& state, uint32_t broker, ReplicaList&
         list.sorted_end = std::min(list.sorted_end, list.entries.size());
     }
 }
-}  // namespace
 
 Load least_load_ascending(const PlanningState& state, uint32_t broker, ReplicaList& list, uint32_t tries_max) {
     prepare_ascending(state, broker, list);
@@ -250,16 +183,6 @@ Load least_load_ascending(const PlanningState& state, uint32_t broker, ReplicaLi
         least = least_of(least, state.replica_load_on(p, broker));
     }
     return least;
-}
-
-bool visit_ascending(const PlanningState& state, uint32_t broker, ReplicaList& list,
-                     uint32_t tries_max, const std::function<bool(const ReplicaEntry&)>& visit) {
-    prepare_ascending(state, broker, list);
-    uint32_t tries = 0;
-    for (size_t i = list.entries.size(); i-- > 0 && tries < tries_max;) {
-        if (visit_at(state, broker, list, i, tries, visit)) return true;
-    }
-    return false;
 }
 
 bool visit_cheapest_copy_first(const PlanningState& state, uint32_t broker, ReplicaList& list,

@@ -161,18 +161,17 @@ inline bool still_movable(const PlanningState& state, [[maybe_unused]] uint32_t 
 /// smallest first. Stops when `visit` returns true (returns true) or after
 /// `tries_max` visits. The move search: "the largest replica that fits the
 /// ideal amount, else the smallest one that still helps".
-bool visit_below_first(const PlanningState& state, uint32_t broker, ReplicaList& list,
-                       double pivot, double high,
-                       uint32_t tries_max, const std::function<bool(const ReplicaEntry&)>& visit);
+template <class Visit>
+bool visit_below_first(const PlanningState& state, uint32_t broker, ReplicaList& list, double pivot, double high,
+                       uint32_t tries_max, Visit&& visit);
 
 /// Visits entries still movable off `broker`: first values in [pivot, high],
 /// smallest first; then values in [low, pivot), largest first. The cover
 /// search: "the smallest replica that clears the excess, else the largest
 /// one below it"; and a swap's partner search.
-bool visit_above_first(const PlanningState& state, uint32_t broker, ReplicaList& list,
-                       double pivot, double low,
-                       double high, uint32_t tries_max,
-                       const std::function<bool(const ReplicaEntry&)>& visit);
+template <class Visit>
+bool visit_above_first(const PlanningState& state, uint32_t broker, ReplicaList& list, double pivot, double low,
+                       double high, uint32_t tries_max, Visit&& visit);
 
 /// Candidates weighed for the bytes their copy carries (visit_fewest_bytes_first).
 inline constexpr size_t bytes_choices = 32;
@@ -242,13 +241,14 @@ CountBand topic_band(const PlanningState& state, uint32_t t);
 bool keeps_topic_spread(const PlanningState& state, uint32_t p, uint32_t s, uint32_t d);
 
 /// Visits entries still movable off `broker` largest value first.
+template <class Visit>
 bool visit_descending(const PlanningState& state, uint32_t broker, ReplicaList& list, uint32_t tries_max,
-                      const std::function<bool(const ReplicaEntry&)>& visit);
+                      Visit&& visit);
 
 /// Visits entries still movable off `broker` smallest value first.
-bool visit_ascending(const PlanningState& state, uint32_t broker, ReplicaList& list,
-                     uint32_t tries_max,
-                     const std::function<bool(const ReplicaEntry&)>& visit);
+template <class Visit>
+bool visit_ascending(const PlanningState& state, uint32_t broker, ReplicaList& list, uint32_t tries_max,
+                     Visit&& visit);
 
 /// The least load in each resource (replica_load_on `broker`) of the
 /// entries visit_ascending with `tries_max` may visit; infinite when there
@@ -263,5 +263,88 @@ inline Load least_of(const Load& a, const Load& b) {
 /// The start of least_of over a set: infinite in every resource.
 inline constexpr Load no_load_yet{std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(),
                                   std::numeric_limits<double>::infinity()};
+
+// ---------------------------------------------------------------- the walks' bodies
+// Templates on the visitor: a walk runs for every step of every goal and
+// calls its visitor per entry; a lambda passed straight in is called
+// directly, not through a std::function built for each walk.
+
+/// First index whose value is <= pivot (in the list's descending order).
+inline size_t first_at_most(ReplicaList& list, double pivot) {
+    return list.partition_point([pivot](const ReplicaEntry& e) { return e.value > pivot; });
+}
+/// First index whose value is < pivot.
+inline size_t first_below(ReplicaList& list, double pivot) {
+    return list.partition_point([pivot](const ReplicaEntry& e) { return e.value >= pivot; });
+}
+
+/// Visits entry `i` if it is still movable off `broker`; counts stale ones.
+/// Returns true when `visit` accepted it.
+template <class Visit>
+bool visit_at(const PlanningState& state, uint32_t broker, ReplicaList& list, size_t i, uint32_t& tries,
+              Visit& visit) {
+    const ReplicaEntry& entry = list.at(i);
+    if (!still_movable(state, broker, entry.partition)) {
+        list.stale_skipped++;
+        return false;
+    }
+    tries++;
+    return visit(entry);
+}
+
+template <class Visit>
+bool visit_below_first(const PlanningState& state, uint32_t broker, ReplicaList& list, double pivot, double high,
+                       uint32_t tries_max, Visit&& visit) {
+    uint32_t tries = 0;
+    const size_t split = first_at_most(list, pivot);
+    for (size_t i = split; i < list.entries.size() && tries < tries_max; i++) {
+        if (visit_at(state, broker, list, i, tries, visit)) return true;
+    }
+    for (size_t i = split; i-- > 0 && tries < tries_max;) {
+        if (list.at(i).value > high) break;
+        if (visit_at(state, broker, list, i, tries, visit)) return true;
+    }
+    return false;
+}
+
+template <class Visit>
+bool visit_above_first(const PlanningState& state, uint32_t broker, ReplicaList& list, double pivot, double low,
+                       double high, uint32_t tries_max, Visit&& visit) {
+    uint32_t tries = 0;
+    const size_t split = first_below(list, pivot);
+    for (size_t i = split; i-- > 0 && tries < tries_max;) {
+        if (list.at(i).value > high) break;
+        if (visit_at(state, broker, list, i, tries, visit)) return true;
+    }
+    for (size_t i = split; i < list.entries.size() && tries < tries_max; i++) {
+        if (list.at(i).value < low) break;
+        if (visit_at(state, broker, list, i, tries, visit)) return true;
+    }
+    return false;
+}
+
+template <class Visit>
+bool visit_descending(const PlanningState& state, uint32_t broker, ReplicaList& list, uint32_t tries_max,
+                      Visit&& visit) {
+    uint32_t tries = 0;
+    for (size_t i = 0; i < list.entries.size() && tries < tries_max; i++) {
+        if (visit_at(state, broker, list, i, tries, visit)) return true;
+    }
+    return false;
+}
+
+/// visit_ascending's start: the whole order, stale entries dropped from the back.
+void prepare_ascending(const PlanningState& state, uint32_t broker, ReplicaList& list);
+
+template <class Visit>
+bool visit_ascending(const PlanningState& state, uint32_t broker, ReplicaList& list, uint32_t tries_max,
+                     Visit&& visit) {
+    prepare_ascending(state, broker, list);
+    uint32_t tries = 0;
+    for (size_t i = list.entries.size(); i-- > 0 && tries < tries_max;) {
+        if (visit_at(state, broker, list, i, tries, visit)) return true;
+    }
+    return false;
+}
 
 }  // namespace ballast::goals
