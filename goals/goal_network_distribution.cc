@@ -104,7 +104,7 @@ void NetworkDistributionGoal::optimize(GoalContext& context) const {
         ReplicaLists(state, [=](const PlanningState& s, uint32_t p, uint32_t b) {
             return !leads(s, p, b) && transferable(s, p) && s.leader(p) >= 0 ? leader_shift(s, p) : 0.0;
         }, true, ListFor::leader_changes),
-        ReplicaLists(state, load_per_byte_key(resource), true, ListFor::moves),
+        ReplicaLists(state, load_per_byte_key(resource), true, ListFor::moves, resource),
     };
 
     // Heavy brokers shed, heaviest first; then the brokers below the band

@@ -61,8 +61,10 @@ ReplicaList& ReplicaLists::of(uint32_t broker) {
         if (_use == ListFor::moves && !_state.copyable(p)) continue;
         const double value = _key(_state, p, broker);
         if (_positive_only && !(value > 0)) continue;
-        list.entries.push_back({value, p});
+        const double load = _kept_load ? load_of(_state.replica_load_on(p, broker), *_kept_load) : 0.0;
+        list.entries.push_back({value, p, load});
     }
+    list.kept_load = _kept_load;
     list.sorted_end = 0;  // sorted on demand, from the top
     return list;
 }
@@ -192,12 +194,14 @@ bool visit_cheapest_copy_first(const PlanningState& state, uint32_t broker, Repl
     uint32_t scanned = 0;
     for (size_t i = 0; i < list.entries.size() && tries < replica_tries_max && scanned < cheapest_scan_max;
          i++, scanned++) {
-        const uint32_t p = list.at(i).partition;
+        const ReplicaEntry& entry = list.at(i);
+        const uint32_t p = entry.partition;
         if (!still_movable(state, broker, p)) {
             list.stale_skipped++;  // dropped when there are many (ReplicaLists::of)
             continue;
         }
-        const double value = load_of(state.replica_load_on(p, broker), resource);
+        const double value =
+            list.kept_load == resource ? entry.load : load_of(state.replica_load_on(p, broker), resource);
         if (!(value > 0) || value > value_max) continue;
         tries++;
         if (visit(ReplicaEntry{value, p})) return true;

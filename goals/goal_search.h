@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -74,6 +75,12 @@ std::vector<uint32_t> collect_partners(const PlanningState& state, Iterator begi
 struct ReplicaEntry {
     double value = 0;
     uint32_t partition = no_partition;
+    /// In a list that keeps loads (ReplicaLists' `kept_load`): the load the
+    /// replica puts on the broker in that resource, as at the build. It
+    /// stays so while the entry is movable (an untouched partition keeps
+    /// the model's leader), so a walk that filters by it reads no partition
+    /// for the entries it passes over (visit_cheapest_copy_first).
+    double load = 0;
 };
 
 /// One broker's movable replicas in order: value descending, ties by
@@ -93,6 +100,8 @@ struct ReplicaList {
     std::vector<ReplicaEntry> entries;
     size_t sorted_end = 0;
     size_t stale_skipped = 0;
+    /// The resource whose load the entries keep (ReplicaEntry::load), if any.
+    std::optional<Resource> kept_load;
 
     /// Entry `i` (< entries.size()) in its final place, sorting as far as needed.
     const ReplicaEntry& at(size_t i) {
@@ -123,12 +132,14 @@ enum class ListFor : uint8_t { moves, leader_changes };
 
 /// Per broker, its list built at first use. `key` gives the value; entries
 /// with a value <= 0 are left out when `positive_only` (they cannot shift
-/// the load).
+/// the load). With `kept_load`, each entry keeps its load in that resource
+/// (ReplicaEntry::load).
 class ReplicaLists {
 public:
     using Key = std::function<double(const PlanningState&, uint32_t partition, uint32_t broker)>;
-    ReplicaLists(const PlanningState& state, Key key, bool positive_only, ListFor use)
-        : _state(state), _key(std::move(key)), _positive_only(positive_only), _use(use),
+    ReplicaLists(const PlanningState& state, Key key, bool positive_only, ListFor use,
+                 std::optional<Resource> kept_load = std::nullopt)
+        : _state(state), _key(std::move(key)), _positive_only(positive_only), _use(use), _kept_load(kept_load),
           _lists(state.broker_count()), _built(state.broker_count(), 0) {}
 
     ReplicaList& of(uint32_t broker);
@@ -138,6 +149,7 @@ private:
     Key _key;
     bool _positive_only;
     ListFor _use;
+    std::optional<Resource> _kept_load;
     std::vector<ReplicaList> _lists;
     std::vector<uint8_t> _built;
 };
@@ -198,9 +210,10 @@ ReplicaLists::Key network_per_byte_key();
 inline constexpr uint32_t cheapest_scan_max = 512;
 
 /// The cheapest-copy search: visits entries of `list` (keyed by
-/// load_per_byte_key, so the most load per byte copied first) still movable
-/// off `broker` whose load in `resource` is in (0, value_max], each as
-/// {load, partition}. Sizes follow retention, not traffic: on one broker the
+/// load_per_byte_key, so the most load per byte copied first; best built
+/// keeping the load of `resource`, which the walk then reads from the
+/// entries) still movable off `broker` whose load in `resource` is in
+/// (0, value_max], each as {load, partition}. Sizes follow retention, not traffic: on one broker the
 /// same load may cost ten times the bytes in one topic as in another, and
 /// shedding it from the short-retention topics first copies a fraction of
 /// what the best fit by size copies. Stops when `visit` returns true
