@@ -11,7 +11,7 @@
 ///   - for the brokers that take part in balancing ("eligible": alive, fresh
 ///     metrics, not excluded, not draining), their totals and four ordered
 ///     indexes (by network in, network out, replica count, leader count), so
-///     a goal finds the most and least loaded broker in O(log B);
+///     a goal finds the most and least loaded broker at once (broker_order.h);
 ///   - per topic, how many of its replicas each broker holds (only when the
 ///     topic spread goal runs), as a sorted sparse list per topic.
 ///
