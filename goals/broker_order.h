@@ -6,11 +6,11 @@
 ///
 /// A sorted vector with each broker's position in it. Why not a std::set:
 /// every applied or undone action changes the keys of two brokers in up to
-/// four indexes, and a complete plan applies and takes back a few hundred
-/// thousand actions (a leadership chain that its guards turn down is
-/// applied, judged and undone). A key moves a broker a few places at most
-/// for one action, so shifting its neighbours costs a few comparisons,
-/// where a tree walks and rebalances on the erase and again on the insert.
+/// four indexes, and a plan applies and takes back far more actions than it
+/// keeps (a leadership chain that its guards turn down is applied, judged
+/// and undone). One action moves a broker past the few brokers it
+/// overtakes, so shifting them costs a few comparisons, where a tree walks
+/// and rebalances on the erase and again on the insert.
 /// Iterating is a walk over contiguous pairs. Brokers are few (hundreds), so
 /// a build sorts them once.
 ///
