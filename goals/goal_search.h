@@ -229,7 +229,7 @@ struct CountBand {
     double mean = 0;
     int64_t lower = 0;
     int64_t upper = 0;
-    int64_t excess(int64_t count) const { return std::max<int64_t>({0, lower - count, count - upper}); }
+    int64_t excess(int64_t count) const { return std::max<int64_t>(0, std::max(lower - count, count - upper)); }
     bool fine(int64_t count) const { return excess(count) == 0; }
 };
 

@@ -64,7 +64,9 @@ struct Band {
 
     double excess(double load) const {
         if (quiet) return std::max(0.0, load - std::max(upper, threshold));
-        return std::max({0.0, lower - load, load - upper});
+        // Two std::max, not one over a list: the same value, without the
+        // out-of-line max_element a list costs in this hottest of checks.
+        return std::max(0.0, std::max(lower - load, load - upper));
     }
     bool fine(double load) const { return excess(load) <= 0; }
 };
