@@ -68,10 +68,10 @@ bool GoalContext::try_apply_group(std::span<const Candidate> actions) {
         tried++;
     }
     take_back();
-    const std::vector<BrokerChange> net = net_changes(actions);
+    net_changes(actions, _net);
     for (const Goal* guard : _guards) {
         if (guard->hard()) continue;
-        if (!guard->accepts_net_changes(_state, net)) {
+        if (!guard->accepts_net_changes(_state, _net)) {
             _last_refusal = guard;
             return false;
         }

@@ -125,6 +125,7 @@ private:
     std::vector<const Goal*> _placement_guards;  // those of _guards that judge placement
     Findings& _findings;
     const Goal* _last_refusal = nullptr;
+    std::vector<BrokerChange> _net;  // try_apply_group's, reused from group to group
 };
 
 class Goal {

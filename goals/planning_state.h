@@ -138,9 +138,10 @@ inline std::array<BrokerChange, 2> move_count_changes(uint32_t s, uint32_t d) {
 
 /// The net change of actions judged together, per broker, each broker once
 /// (the middle broker of a leadership chain is in both; the two brokers of
-/// an exchange are in every move of it).
-inline std::vector<BrokerChange> net_changes(std::span<const Candidate> actions) {
-    std::vector<BrokerChange> net;
+/// an exchange are in every move of it), into `net` (cleared first: a
+/// caller that judges many groups reuses one vector).
+inline void net_changes(std::span<const Candidate> actions, std::vector<BrokerChange>& net) {
+    net.clear();
     for (const Candidate& action : actions) {
         for (const BrokerChange& change : changes_of(action)) {
             size_t i = 0;
@@ -152,7 +153,6 @@ inline std::vector<BrokerChange> net_changes(std::span<const Candidate> actions)
             sum.leader_delta += change.leader_delta;
         }
     }
-    return net;
 }
 
 /// A broker's count of one topic's replicas.
