@@ -40,12 +40,22 @@ bool GoalContext::try_apply(const Candidate& c, bool repair) {
 bool GoalContext::try_apply_group(std::span<const Candidate> actions) {
     _last_refusal = nullptr;
     if (_state.action_count() + actions.size() > _state.config().actions_max) return false;
+    // The soft guards judge the net change from where the group starts:
+    // first, since most groups tried (leadership chains) end there, and the
+    // trial run below costs more.
+    net_changes(actions, _net);
+    for (const Goal* guard : _guards) {
+        if (guard->hard()) continue;
+        if (!guard->accepts_net_changes(_state, _net)) {
+            _last_refusal = guard;
+            return false;
+        }
+    }
     // A trial run: each action valid, within budget (a broker in several
     // spends one per action), accepted by every hard guard (the executor
     // may run the actions apart, so a hard goal must hold after each) and
     // placed as the placement guards allow, on the state the ones before
-    // it left. Then taken back, so the soft guards judge the net change
-    // from where the group starts.
+    // it left. Then taken back.
     size_t tried = 0;
     auto take_back = [&] {
         for (; tried > 0; tried--) _state.undo_trial();
@@ -68,14 +78,6 @@ bool GoalContext::try_apply_group(std::span<const Candidate> actions) {
         tried++;
     }
     take_back();
-    net_changes(actions, _net);
-    for (const Goal* guard : _guards) {
-        if (guard->hard()) continue;
-        if (!guard->accepts_net_changes(_state, _net)) {
-            _last_refusal = guard;
-            return false;
-        }
-    }
     for (const Candidate& c : actions) _state.apply(c, _goal);
     return true;
 }

@@ -371,6 +371,11 @@ private:
         int32_t swap_leader_before = no_leader;
         uint32_t slot = 0;       // move/swap: slot of `partition` that changed; leader: old slot of destination
         uint32_t swap_slot = 0;  // swap: slot of `swap_partition` that changed
+        // The sums as they were: an undo restores them, so a trial run
+        // taken back leaves no rounding behind (x + d - d need not be x).
+        Load source_load_before;
+        Load destination_load_before;
+        Load eligible_load_before;
     };
 
     void build_brokers();
@@ -379,6 +384,8 @@ private:
     void count_topics();  // the per-topic counts, from the overlay
     void add_replica_load(uint32_t b, uint32_t p, int sign);
     void change_broker(uint32_t b, const Load& delta, int32_t replica_delta, int32_t leader_delta);
+    void restore_broker(uint32_t b, const Load& load, int32_t replica_delta, int32_t leader_delta);
+    void rekey(uint32_t b);
     void index_add(uint32_t b);
     void topic_add(uint32_t t, uint32_t b, int32_t delta);
     void count_action(const Candidate& c, int32_t delta);

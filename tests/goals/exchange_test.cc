@@ -83,6 +83,32 @@ TEST(ActionGroup, WhoseNetChangeLeavesTheBandAppliesNothing) {
     EXPECT_EQ(f.state.broker(0).replica_count, 5);
 }
 
+TEST(ActionUndo, RestoresTheLoadSumsBitForBit) {
+    // 0.1 + 0.2 - 0.2 is 0.10000000000000003 in doubles: an undo that
+    // subtracts what its action added leaves that behind, and every trial
+    // run taken back would shift the sums later decisions compare.
+    ModelBuilder builder(now_ms);
+    for (int32_t id = 1; id <= 2; id++) builder.broker(id);
+    builder.topic("t");
+    builder.partition({1}, 0.2, 0.2);
+    builder.partition({2}, 0.1, 0.1);
+    const ClusterModel model = builder.build();
+    const PlannerConfig config = only({GoalKind::network_in_usage_distribution});
+    PlanningState state(model, config, false);
+    Findings findings(16);
+    GoalContext context(state, GoalKind::network_in_usage_distribution, {}, findings);
+    const Load before = state.broker(1).load;
+    const double total_before = state.eligible_total(Resource::network_in);
+    ASSERT_EQ(before.bytes_in_per_s, 0.1);
+    const size_t mark = context.mark();
+    ASSERT_TRUE(context.try_apply(state.move(0, 0, 1, false)));
+    ASSERT_NE(state.broker(1).load.bytes_in_per_s - 0.2, 0.1);  // the case this test is about
+    context.undo_to(mark);
+    EXPECT_EQ(state.broker(1).load.bytes_in_per_s, before.bytes_in_per_s);
+    EXPECT_EQ(state.broker(1).load.bytes_out_per_s, before.bytes_out_per_s);
+    EXPECT_EQ(state.eligible_total(Resource::network_in), total_before);
+}
+
 TEST(ActionGroup, WithAMoveThePlacementGuardRefusesAppliesNothing) {
     ModelBuilder builder(now_ms);
     builder.racks({"a", "b"});
