@@ -6,10 +6,12 @@
 /// Accepting: for each topic an action changes, a touched broker in the band
 /// stays in it and the touched brokers' total excess does not grow.
 ///
-/// Optimize, topic by topic: brokers above the band (fullest first) move a
-/// replica of the topic (fewest bytes first) to the broker with the
-/// fewest replicas overall that still has room for the topic; then brokers
-/// below the band (often: holding none) take one from the fullest holder.
+/// Optimize, topic by topic: brokers above the band (fullest first) move
+/// the smallest replica of the topic that any broker with room for it may
+/// take (the guards above refuse a small one on one broker and take it on
+/// another), brokers below the topic's band tried first (the move mends both
+/// ends), then those with the fewest replicas overall; then brokers below the
+/// band (often: holding none) take one from the fullest holder.
 /// Brokers that spent their per-broker budget
 /// (PlannerConfig::broker_actions_max) are skipped on both sides.
 
@@ -208,6 +210,32 @@ private:
             return false;
         };
 
+        // Moves `from` -> one of `partners`: the first candidate (smallest
+        // first) that some partner, in order, may take. Candidate by
+        // candidate rather than partner by partner: the first partner often
+        // refuses the small ones (its load at the top of a target) that a
+        // later one takes, and only the bytes copied differ.
+        auto move_smallest = [&](uint32_t from, const std::vector<uint32_t>& partners) {
+            candidates_of(from);
+            std::vector<uint32_t> open;  // partners a guard does not refuse outright
+            for (uint32_t d : partners) {
+                if (!context.moves_refused(from, d, tried_least)) open.push_back(d);
+            }
+            for (uint32_t p : tried) {
+                for (uint32_t d : open) {
+                    if (context.move_refused(p, from, d)) continue;  // placement: cheaper than the try
+                    if (context.try_apply(state.move(p, from, d, false))) {
+                        counts[from]--;
+                        counts[d]++;
+                        assert(counts[from] == state.topic_count_on(t, from) && counts[d] == state.topic_count_on(t, d));
+                        tried_from = no_broker;
+                        return true;
+                    }
+                }
+            }
+            return false;
+        };
+
         // Shed: fullest holders above the band.
         std::vector<std::pair<int32_t, uint32_t>> full;
         for (const TopicBrokerCount& entry : state.topic_counts(t)) {
@@ -224,9 +252,9 @@ private:
                 if (!context.broker_budget_left(s)) break;  // the rest next plan
                 const int64_t count = counts[s];
                 if (count <= b.upper) break;
-                // Room for the topic, fewest replicas overall first.
+                // Room for the topic: below its band first, then fewest replicas overall.
                 const PlanningState::CountOrder& order = state.order_by_replicas();
-                const std::vector<uint32_t> partners = collect_partners(
+                std::vector<uint32_t> partners = collect_partners(
                     state, order.begin(), order.end(), s,
                     [&](int32_t, uint32_t d) {
                         if (!context.broker_budget_left(d)) return false;
@@ -234,14 +262,9 @@ private:
                         return theirs + 1 <= b.upper && theirs + 1 < count;
                     },
                     [](int32_t, uint32_t) { return false; });
-                bool moved = false;
-                for (uint32_t d : partners) {
-                    if (move_one(s, d)) {
-                        moved = true;
-                        break;
-                    }
-                }
-                if (!moved) break;
+                std::stable_partition(partners.begin(), partners.end(),
+                                      [&](uint32_t d) { return counts[d] < b.lower; });
+                if (!move_smallest(s, partners)) break;
             }
         }
 
