@@ -1,0 +1,108 @@
+/// A topic's spread and the bytes it costs: where the topic goal sends the
+/// replica it sheds and which one it copies, and where the network goals
+/// send a replica they shed when the same copy could land on several
+/// light brokers.
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "goals/planner_types.h"
+#include "tests/goals/model_builder.h"
+
+namespace ballast::goals {
+namespace {
+
+using test_support::mib;
+using test_support::ModelBuilder;
+using test_support::only;
+
+constexpr int64_t now_ms = 100'000;
+constexpr double gib = 1024.0 * 1024 * 1024;
+
+/// Adds `count` partitions of the current topic on broker `id` (RF1), each
+/// `in_per_s` in and `size_bytes` on disk.
+void partitions_on(ModelBuilder& builder, int32_t id, int count, double in_per_s, double size_bytes) {
+    for (int i = 0; i < count; i++) builder.partition({id}, in_per_s, 0, size_bytes);
+}
+
+/// Topic "pile": 6 of its 12 replicas on broker 1 (band [1, 5]): one must
+/// go. Broker 1's smallest (1 GiB) carries 4 MiB/s in, its five others 10
+/// GiB and 0.5 MiB/s each. Network in 104 / 104 / 98 / 94 MiB/s (mean 100,
+/// target [93, 107]); broker 2 holds the fewest replicas overall, but the
+/// small replica would take it to 108, past the target. Broker 3 takes it.
+TEST(TopicSpreadGoal, CopiesTheSmallestReplicaThatAnyBrokerWithRoomMayTake) {
+    ModelBuilder builder(now_ms);
+    for (int32_t id = 1; id <= 4; id++) builder.broker(id);
+    builder.topic("pile");
+    builder.partition({1}, 4 * mib, 0, gib);
+    partitions_on(builder, 1, 5, 0.5 * mib, 10 * gib);
+    for (int32_t id = 2; id <= 4; id++) partitions_on(builder, id, 2, 0, gib);
+    builder.topic("rest");  // 4 / 3 / 4 / 5 replicas: within its band
+    partitions_on(builder, 1, 4, 97.5 / 4 * mib, gib);
+    partitions_on(builder, 2, 3, 104.0 / 3 * mib, gib);
+    partitions_on(builder, 3, 4, 98.0 / 4 * mib, gib);
+    partitions_on(builder, 4, 5, 94.0 / 5 * mib, gib);
+    const ClusterModel model = builder.build();
+    const Plan result = plan(model, only({GoalKind::network_in_usage_distribution, GoalKind::topic_spread}));
+    EXPECT_TRUE(result.violated_after.empty());
+    ASSERT_EQ(result.actions.size(), 1u);
+    const Action& action = result.actions.front();
+    EXPECT_EQ(action.partition, 0u) << "copied " << model.partitions[action.partition].load.size_bytes / gib
+                                    << " GiB instead of the 1 GiB replica";
+    EXPECT_EQ(action.source, 1);
+    EXPECT_NE(action.destination, 2);
+}
+
+/// Topic "pile": 5 / 2 / 2 / 0 replicas (mean 2.25, band [1, 4]): broker 1
+/// sheds one and broker 4, below the band, needs one. Broker 2 holds the
+/// fewest replicas overall, but the shed replica goes to broker 4: one move
+/// mends both ends, where a move to broker 2 leaves broker 4 to be filled
+/// by a second copy.
+TEST(TopicSpreadGoal, ShedsToABrokerBelowTheTopicsBandFirst) {
+    ModelBuilder builder(now_ms);
+    for (int32_t id = 1; id <= 4; id++) builder.broker(id);
+    builder.topic("pile");
+    partitions_on(builder, 1, 5, 0, gib);
+    partitions_on(builder, 2, 2, 0, gib);
+    partitions_on(builder, 3, 2, 0, gib);
+    builder.topic("rest");  // 3 / 2 / 3 / 5 (band [1, 5]): 8 / 4 / 5 / 5 replicas overall
+    const int rest[] = {3, 2, 3, 5};
+    for (int32_t id = 1; id <= 4; id++) partitions_on(builder, id, rest[id - 1], 0, gib);
+    const Plan result = plan(builder.build(), only({GoalKind::topic_spread}));
+    EXPECT_TRUE(result.violated_after.empty());
+    ASSERT_EQ(result.actions.size(), 1u);
+    EXPECT_EQ(result.actions.front().source, 1);
+    EXPECT_EQ(result.actions.front().destination, 4);
+}
+
+/// Network in 130 / 84 / 86 / 100 MiB/s (mean 100): broker 1 must shed, and
+/// only its 20 MiB/s replica of "hot" fits (its other two carry 55 MiB/s
+/// each). Broker 2 is the lightest, but it already holds 3 of hot's 7
+/// replicas, the top of hot's band; broker 3 holds 1. The copy is the same
+/// either way: it goes to broker 3, and the topic goal has nothing to mend.
+TEST(NetworkDistributionGoal, ShedsAReplicaToALightBrokerWhereItsTopicStaysInItsBand) {
+    ModelBuilder builder(now_ms);
+    for (int32_t id = 1; id <= 4; id++) builder.broker(id);
+    builder.topic("base");
+    partitions_on(builder, 1, 2, 55 * mib, gib);
+    partitions_on(builder, 2, 1, 84 * mib, gib);
+    partitions_on(builder, 3, 1, 86 * mib, gib);
+    partitions_on(builder, 4, 1, 100 * mib, gib);
+    builder.topic("hot");
+    partitions_on(builder, 1, 1, 20 * mib, gib);
+    partitions_on(builder, 2, 3, 0, gib);
+    partitions_on(builder, 3, 1, 0, gib);
+    partitions_on(builder, 4, 2, 0, gib);
+    const ClusterModel model = builder.build();
+    const Plan result = plan(model, only({GoalKind::network_in_usage_distribution, GoalKind::topic_spread}));
+    ASSERT_EQ(result.actions.size(), 1u);
+    const Action& action = result.actions.front();
+    EXPECT_EQ(model.topics[model.partitions[action.partition].topic], "hot");
+    EXPECT_EQ(action.goal, GoalKind::network_in_usage_distribution);
+    EXPECT_EQ(action.source, 1);
+    EXPECT_EQ(action.destination, 3);
+}
+
+}  // namespace
+}  // namespace ballast::goals
