@@ -228,20 +228,23 @@ bool NetworkDistributionGoal::move_one(GoalContext& context, const Band& b, uint
     PlanningState& state = context.state();
     bool applied = false;
     if (shedding) {
-        std::vector<uint8_t> keeps(partners.size());
+        // Per partner, for the replica being tried: 0 refused by placement, 1 its
+        // topic's spread holds there, 2 not.
+        std::vector<uint8_t> fit(partners.size());
         walk(broker, partners[0], [&](const ReplicaEntry& e) {
             // The replica copies the same bytes to whichever partner takes
             // it: first to one where its topic's spread holds, so the topic
             // goal has less to mend afterwards (at a copy each).
+            const TopicSpreadOfMove topic(state, e.partition, broker);
             for (size_t i = 0; i < partners.size(); i++) {
-                keeps[i] = keeps_topic_spread(state, e.partition, broker, partners[i]);
+                const uint32_t d = partners[i];
+                const bool placeable = !context.move_refused(e.partition, broker, d) && allows(e.partition, broker, d);
+                fit[i] = !placeable ? 0 : topic.keeps(d) ? 1 : 2;
             }
-            for (const uint8_t pass : {1, 0}) {
+            for (const uint8_t pass : {1, 2}) {
                 for (size_t i = 0; i < partners.size(); i++) {
-                    const uint32_t d = partners[i];
-                    if (keeps[i] != pass) continue;
-                    if (context.move_refused(e.partition, broker, d) || !allows(e.partition, broker, d)) continue;
-                    const Candidate c = state.move(e.partition, broker, d, false);
+                    if (fit[i] != pass) continue;
+                    const Candidate c = state.move(e.partition, broker, partners[i], false);
                     if (improves(state, b, c) && context.try_apply(c)) return applied = true;
                 }
             }

@@ -113,12 +113,22 @@ CountBand topic_band(const PlanningState& state, uint32_t t) {
 }
 
 bool keeps_topic_spread(const PlanningState& state, uint32_t p, uint32_t s, uint32_t d) {
-    if (!state.tracks_topics()) return true;
-    const uint32_t t = state.partition(p).topic;
-    const CountBand band = topic_band(state, t);
-    const int64_t from = state.topic_count_on(t, s);
-    const int64_t to = state.topic_count_on(t, d);
-    return band.excess(from - 1) + band.excess(to + 1) <= band.excess(from) + band.excess(to);
+    return TopicSpreadOfMove(state, p, s).keeps(d);
+}
+
+TopicSpreadOfMove::TopicSpreadOfMove(const PlanningState& state, uint32_t p, uint32_t s) : _state(state) {
+    if (!state.tracks_topics()) return;
+    _topic = state.partition(p).topic;
+    _band = topic_band(state, _topic);
+    _from_count = state.topic_count_on(_topic, s);
+}
+
+bool TopicSpreadOfMove::keeps(uint32_t d) const {
+    // Off a broker above the band the source's excess falls by one, and a
+    // destination's grows by at most one: no lookup needed.
+    if (!_state.tracks_topics() || _from_count > _band.upper) return true;
+    const int64_t to = _state.topic_count_on(_topic, d);
+    return _band.excess(_from_count - 1) + _band.excess(to + 1) <= _band.excess(_from_count) + _band.excess(to);
 }
 
 // ---------------------------------------------------------------- best-fit walks

@@ -253,6 +253,21 @@ CountBand topic_band(const PlanningState& state, uint32_t t);
 /// topics are not tracked (no topic spread goal).
 bool keeps_topic_spread(const PlanningState& state, uint32_t p, uint32_t s, uint32_t d);
 
+/// keeps_topic_spread for one replica and many destinations: the topic's
+/// band and the source's count are looked up once, each destination's
+/// count once (a search walks dozens of partners per replica).
+class TopicSpreadOfMove {
+public:
+    TopicSpreadOfMove(const PlanningState& state, uint32_t p, uint32_t s);
+    bool keeps(uint32_t d) const;
+
+private:
+    const PlanningState& _state;
+    uint32_t _topic = 0;
+    CountBand _band;
+    int64_t _from_count = 0;
+};
+
 /// Visits entries still movable off `broker` largest value first.
 template <class Visit>
 bool visit_descending(const PlanningState& state, uint32_t broker, ReplicaList& list, uint32_t tries_max,
