@@ -184,6 +184,15 @@ private:
                 tried_least = least_of(tried_least, state.replica_load_on(it->partition, from));
             }
         };
+        // Applies the move of `p` if the guards accept it, keeping the counts current.
+        auto try_move = [&](uint32_t p, uint32_t from, uint32_t to) {
+            if (!context.try_apply(state.move(p, from, to, false))) return false;
+            counts[from]--;
+            counts[to]++;
+            assert(counts[from] == state.topic_count_on(t, from) && counts[to] == state.topic_count_on(t, to));
+            tried_from = no_broker;
+            return true;
+        };
         // Moves `from` -> `to`, trying the topic's replicas on `from` in order.
         auto move_one = [&](uint32_t from, uint32_t to) {
             if (context.moves_refused(from, to)) return false;  // each try would be refused
@@ -198,13 +207,7 @@ private:
             if (!placeable || context.moves_refused(from, to, tried_least)) return false;
             uint32_t refusals = 0;
             for (uint32_t p : tried) {
-                if (context.try_apply(state.move(p, from, to, false))) {
-                    counts[from]--;
-                    counts[to]++;
-                    assert(counts[from] == state.topic_count_on(t, from) && counts[to] == state.topic_count_on(t, to));
-                    tried_from = no_broker;
-                    return true;
-                }
+                if (try_move(p, from, to)) return true;
                 if (refused_by_rack(context) && ++refusals >= partner_refusals_max) return false;
             }
             return false;
@@ -224,13 +227,7 @@ private:
             for (uint32_t p : tried) {
                 for (uint32_t d : open) {
                     if (context.move_refused(p, from, d)) continue;  // placement: cheaper than the try
-                    if (context.try_apply(state.move(p, from, d, false))) {
-                        counts[from]--;
-                        counts[d]++;
-                        assert(counts[from] == state.topic_count_on(t, from) && counts[d] == state.topic_count_on(t, d));
-                        tried_from = no_broker;
-                        return true;
-                    }
+                    if (try_move(p, from, d)) return true;
                 }
             }
             return false;
