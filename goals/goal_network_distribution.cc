@@ -235,18 +235,21 @@ bool NetworkDistributionGoal::move_one(GoalContext& context, const Band& b, uint
             // The replica copies the same bytes to whichever partner takes
             // it: first to one where its topic's spread holds, so the topic
             // goal has less to mend afterwards (at a copy each).
+            // Judged as the first pass reaches each partner: one taking the
+            // replica early spares the later partners' lookups.
             const TopicSpreadOfMove topic(state, e.partition, broker);
+            auto try_to = [&](size_t i) {
+                const Candidate c = state.move(e.partition, broker, partners[i], false);
+                return improves(state, b, c) && context.try_apply(c);
+            };
             for (size_t i = 0; i < partners.size(); i++) {
                 const uint32_t d = partners[i];
                 const bool placeable = !context.move_refused(e.partition, broker, d) && allows(e.partition, broker, d);
                 fit[i] = !placeable ? 0 : topic.keeps(d) ? 1 : 2;
+                if (fit[i] == 1 && try_to(i)) return applied = true;
             }
-            for (const uint8_t pass : {1, 2}) {
-                for (size_t i = 0; i < partners.size(); i++) {
-                    if (fit[i] != pass) continue;
-                    const Candidate c = state.move(e.partition, broker, partners[i], false);
-                    if (improves(state, b, c) && context.try_apply(c)) return applied = true;
-                }
+            for (size_t i = 0; i < partners.size(); i++) {
+                if (fit[i] == 2 && try_to(i)) return applied = true;
             }
             return false;
         });
