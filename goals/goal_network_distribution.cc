@@ -234,9 +234,9 @@ bool NetworkDistributionGoal::move_one(GoalContext& context, const Band& b, uint
         walk(broker, partners[0], [&](const ReplicaEntry& e) {
             // The replica copies the same bytes to whichever partner takes
             // it: first to one where its topic's spread holds, so the topic
-            // goal has less to mend afterwards (at a copy each).
-            // Judged as the first pass reaches each partner: one taking the
-            // replica early spares the later partners' lookups.
+            // goal has less to mend afterwards (at a copy each). Each partner
+            // is judged as the first pass reaches it: the first that takes
+            // the replica spares the later ones' lookups.
             const TopicSpreadOfMove topic(state, e.partition, broker);
             auto try_to = [&](size_t i) {
                 const Candidate c = state.move(e.partition, broker, partners[i], false);
