@@ -119,6 +119,13 @@ public:
             if (s.leader(p) == static_cast<int32_t>(broker)) return 0.0;
             return s.replica_load_on(p, broker).bytes_in_per_s / (s.partition(p).load.size_bytes + 1.0);
         }, true, ListFor::moves);
+        // Followers by load in, for the light ones taken for a follower:
+        // among all replicas by load, the lightest may all be leaders,
+        // whose out the follower given does not make room for.
+        ReplicaLists light_followers(state, [](const PlanningState& s, uint32_t p, uint32_t broker) {
+            if (s.leader(p) == static_cast<int32_t>(broker)) return 0.0;
+            return s.replica_load_on(p, broker).bytes_in_per_s + 1.0;
+        }, true, ListFor::moves);
         std::vector<std::pair<int32_t, uint32_t>> full;
         std::vector<std::pair<int32_t, uint32_t>> empty;
         for (const auto& [count, broker] : state.order_by_replicas()) {
@@ -137,7 +144,7 @@ public:
                     if (b.fine(state.broker(broker).replica_count)) break;
                     if (!context.broker_budget_left(broker)) break;  // the rest next plan
                     if (!step_between(context, lists, b, broker, shedding) &&
-                        !exchange_step(context, lists, heavy, followers, b, broker, shedding)) {
+                        !exchange_step(context, lists, heavy, followers, light_followers, b, broker, shedding)) {
                         break;
                     }
                 }
@@ -200,7 +207,7 @@ private:
     /// to the racks a replica moves only within its rack, and the partners
     /// first in count order may all stand in other racks.
     bool exchange_step(GoalContext& context, ReplicaLists& lists, ReplicaLists& heavy, ReplicaLists& followers,
-                       const CountBand& b, uint32_t broker, bool shedding) const {
+                       ReplicaLists& light_followers, const CountBand& b, uint32_t broker, bool shedding) const {
         PlanningState& state = context.state();
         const PlanningState::CountOrder& order = state.order_by_replicas();
         auto keep = [&](int32_t, uint32_t partner) { return context.broker_budget_left(partner); };
@@ -212,26 +219,27 @@ private:
         for (size_t i = 0; i < partners.size() && tried < exchange_partners_max; i++) {
             const uint32_t few = shedding ? partners[i] : broker;
             const uint32_t many = shedding ? broker : partners[i];
-            const Exchange first = exchange(context, lists, heavy, b, few, many);
+            const Exchange first = exchange(context, heavy, lists, b, few, many);
             if (first == Exchange::applied) return true;
             if (first == Exchange::unplaced) continue;
             tried++;
-            if (exchange(context, lists, followers, b, few, many) == Exchange::applied) return true;
+            if (exchange(context, followers, light_followers, b, few, many) == Exchange::applied) return true;
         }
         return false;
     }
 
     /// `few` gives `many` one replica, in the order of `gives` (by load per
     /// byte copied: cheap to copy for the light ones it makes room for),
-    /// and takes up to exchange_light_max of `many`'s lightest in network
-    /// load (in + out), as many as fit in its load in and out: `few` gains
+    /// and takes up to exchange_light_max of `many`'s lightest in the order
+    /// of `takes` (in network load, in + out; for a follower given, its
+    /// followers by load in), as many as fit in its load in and out: `few` gains
     /// k - 1 replicas and neither broker's load grows past where it was, so
     /// the load goals above, judging the net change, accept it. Lightest in
     /// load, not in bytes: the smallest replicas may carry traffic that does
     /// not fit (consumers' reads where the given replica has none), and a
     /// walk through them, bounded by replica_tries_max, then finds nothing
     /// and the counts stay outside their band.
-    Exchange exchange(GoalContext& context, ReplicaLists& lists, ReplicaLists& gives, const CountBand& b,
+    Exchange exchange(GoalContext& context, ReplicaLists& gives, ReplicaLists& takes, const CountBand& b,
                       uint32_t few, uint32_t many) const {
         PlanningState& state = context.state();
         const int64_t gain_max = std::min<int64_t>({b.upper - state.broker(few).replica_count,
@@ -258,7 +266,7 @@ private:
             group.assign(1, give);
             double in = 0;
             double out = 0;
-            visit_ascending(state, many, lists.of(many), replica_tries_max, [&](const ReplicaEntry& l) {
+            visit_ascending(state, many, takes.of(many), replica_tries_max, [&](const ReplicaEntry& l) {
                 if (l.partition == e.partition) return false;
                 const Candidate take = state.move(l.partition, many, few, false);
                 const double take_in = take.load_delta[1].bytes_in_per_s;

@@ -385,5 +385,35 @@ TEST(ReplicaCountExchange, ABrokerAtTheTopOfTheOutTargetTakesAFollowerForFollowe
     EXPECT_NEAR(broker_loads(after)[1].bytes_out_per_s, broker_loads(model)[1].bytes_out_per_s, 1.0);
 }
 
+TEST(ReplicaCountExchange, TakesFollowersForAFollowerPastLighterLeaders) {
+    // The model above, and broker 2 also leads 70 tiny partitions (in and
+    // out 5 KiB/s) followed by brokers 3 and 4. By load they are its 70
+    // lightest replicas, but a follower given moves no out to make room
+    // for a leader's: the light ones taken for it are its followers.
+    ModelBuilder builder(now_ms);
+    for (int32_t id = 1; id <= 4; id++) builder.broker(id);
+    builder.topic("hot");
+    for (int k = 0; k < 16; k++) builder.partition({1, k < 8 ? 3 : 4}, 2.06 * mib, 0, 2 * gib);
+    builder.topic("follower");
+    builder.partition({4, 1}, 9.7 * mib, 2.8 * mib, 20 * gib);
+    builder.topic("read");
+    builder.partition({2, 3}, 1.4 * mib, 34.5 * mib, 1 * gib);
+    builder.topic("light");
+    for (int k = 0; k < 60; k++) builder.partition({k < 37 ? 3 : 4, 2}, 0.6 * mib, 0.29 * mib, 1 * gib);
+    builder.topic("tiny");
+    for (int k = 0; k < 70; k++) builder.partition({2, k % 2 == 0 ? 3 : 4}, 0.005 * mib, 0.005 * mib, 1 * gib);
+    const ClusterModel model = builder.build();
+    const PlannerConfig config =
+        only({GoalKind::network_in_usage_distribution, GoalKind::network_out_usage_distribution,
+              GoalKind::replica_count_distribution});
+    const Plan result = plan(model, config);
+    bool follower_given = false;
+    for (const Action& a : result.actions) {
+        follower_given = follower_given || (model.topics[model.partitions[a.partition].topic] == "follower" &&
+                                            a.kind == ActionKind::move && a.source == 1 && a.destination == 2);
+    }
+    EXPECT_TRUE(follower_given);
+}
+
 }  // namespace
 }  // namespace ballast::goals
