@@ -355,6 +355,30 @@ TEST(ReplicaCountExchange, ReachesAPartnerInItsOwnRackPastTheEmptierOnesInTheOth
     EXPECT_LE(replica_counts(apply(model, result, config.flavor))[18], 8);
 }
 
+/// RF2, no racks (the two tests below say why each broker is where it is),
+/// and `tiny` partitions broker 2 leads (in and out 5 KiB/s) followed by
+/// brokers 3 and 4.
+ClusterModel top_of_out_target_model(int tiny) {
+    ModelBuilder builder(now_ms);
+    for (int32_t id = 1; id <= 4; id++) builder.broker(id);
+    builder.topic("hot");
+    for (int k = 0; k < 16; k++) builder.partition({1, k < 8 ? 3 : 4}, 2.06 * mib, 0, 2 * gib);
+    builder.topic("follower");
+    builder.partition({4, 1}, 9.7 * mib, 2.8 * mib, 20 * gib);
+    builder.topic("read");
+    builder.partition({2, 3}, 1.4 * mib, 34.5 * mib, 1 * gib);
+    builder.topic("light");
+    for (int k = 0; k < 60; k++) builder.partition({k < 37 ? 3 : 4, 2}, 0.6 * mib, 0.29 * mib, 1 * gib);
+    if (tiny > 0) builder.topic("tiny");
+    for (int k = 0; k < tiny; k++) builder.partition({2, k % 2 == 0 ? 3 : 4}, 0.005 * mib, 0.005 * mib, 1 * gib);
+    return builder.build();
+}
+
+PlannerConfig top_of_out_target_config() {
+    return only({GoalKind::network_in_usage_distribution, GoalKind::network_out_usage_distribution,
+                 GoalKind::replica_count_distribution});
+}
+
 TEST(ReplicaCountExchange, ABrokerAtTheTopOfTheOutTargetTakesAFollowerForFollowers) {
     // RF2, no racks. Broker 2 (61 replicas, count band [35, 43]) follows 60
     // light partitions (0.6 MiB/s in) and leads one read at 34.5 MiB/s: its
@@ -364,20 +388,8 @@ TEST(ReplicaCountExchange, ABrokerAtTheTopOfTheOutTargetTakesAFollowerForFollowe
     // follows one of 9.7 MiB/s in. Whatever broker 2 gives lowers its in,
     // whatever it takes with out raises its out: only a follower given for
     // followers, which moves no out, passes both targets.
-    ModelBuilder builder(now_ms);
-    for (int32_t id = 1; id <= 4; id++) builder.broker(id);
-    builder.topic("hot");
-    for (int k = 0; k < 16; k++) builder.partition({1, k < 8 ? 3 : 4}, 2.06 * mib, 0, 2 * gib);
-    builder.topic("follower");
-    builder.partition({4, 1}, 9.7 * mib, 2.8 * mib, 20 * gib);
-    builder.topic("read");
-    builder.partition({2, 3}, 1.4 * mib, 34.5 * mib, 1 * gib);
-    builder.topic("light");
-    for (int k = 0; k < 60; k++) builder.partition({k < 37 ? 3 : 4, 2}, 0.6 * mib, 0.29 * mib, 1 * gib);
-    const ClusterModel model = builder.build();
-    const PlannerConfig config =
-        only({GoalKind::network_in_usage_distribution, GoalKind::network_out_usage_distribution,
-              GoalKind::replica_count_distribution});
+    const ClusterModel model = top_of_out_target_model(0);
+    const PlannerConfig config = top_of_out_target_config();
     const Plan result = plan(model, config);
     const ClusterModel after = apply(model, result, config.flavor);
     EXPECT_LE(replica_counts(after)[1], 43);
@@ -387,25 +399,11 @@ TEST(ReplicaCountExchange, ABrokerAtTheTopOfTheOutTargetTakesAFollowerForFollowe
 
 TEST(ReplicaCountExchange, TakesFollowersForAFollowerPastLighterLeaders) {
     // The model above, and broker 2 also leads 70 tiny partitions (in and
-    // out 5 KiB/s) followed by brokers 3 and 4. By load they are its 70
+    // out 5 KiB/s). By load they are its 70
     // lightest replicas, but a follower given moves no out to make room
     // for a leader's: the light ones taken for it are its followers.
-    ModelBuilder builder(now_ms);
-    for (int32_t id = 1; id <= 4; id++) builder.broker(id);
-    builder.topic("hot");
-    for (int k = 0; k < 16; k++) builder.partition({1, k < 8 ? 3 : 4}, 2.06 * mib, 0, 2 * gib);
-    builder.topic("follower");
-    builder.partition({4, 1}, 9.7 * mib, 2.8 * mib, 20 * gib);
-    builder.topic("read");
-    builder.partition({2, 3}, 1.4 * mib, 34.5 * mib, 1 * gib);
-    builder.topic("light");
-    for (int k = 0; k < 60; k++) builder.partition({k < 37 ? 3 : 4, 2}, 0.6 * mib, 0.29 * mib, 1 * gib);
-    builder.topic("tiny");
-    for (int k = 0; k < 70; k++) builder.partition({2, k % 2 == 0 ? 3 : 4}, 0.005 * mib, 0.005 * mib, 1 * gib);
-    const ClusterModel model = builder.build();
-    const PlannerConfig config =
-        only({GoalKind::network_in_usage_distribution, GoalKind::network_out_usage_distribution,
-              GoalKind::replica_count_distribution});
+    const ClusterModel model = top_of_out_target_model(70);
+    const PlannerConfig config = top_of_out_target_config();
     const Plan result = plan(model, config);
     bool follower_given = false;
     for (const Action& a : result.actions) {
