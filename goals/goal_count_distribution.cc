@@ -53,6 +53,12 @@ CountBand count_band(int64_t total, uint32_t brokers, double deviation) {
     return band;
 }
 
+/// The eligible brokers' mean network out, in usage units: the leader
+/// exchanges keep each partner within half way to the band's edge.
+double network_out_mean(const PlanningState& state) {
+    return state.eligible_total(Resource::network_out) / state.eligible_usage_divisor(Resource::network_out);
+}
+
 /// The shared accept rule for a count: `count_of(b)` now, `delta_of(change)` its change.
 template <class CountOf, class DeltaOf>
 bool count_accepts(const PlanningState& state, std::span<const BrokerChange> changes, const CountBand& band,
@@ -406,9 +412,7 @@ private:
         const int64_t shed_max = state.broker(s).leader_count - b.upper;
         if (shed_max < 1) return false;
         const size_t light_max = static_cast<size_t>(std::min<int64_t>(shed_max + 1, exchange_light_max));
-        const double out_ceiling = state.eligible_total(Resource::network_out) /
-                                   state.eligible_usage_divisor(Resource::network_out) *
-                                   (1 + state.config().network_out_avg_deviation / 2);
+        const double out_ceiling = network_out_mean(state) * (1 + state.config().network_out_avg_deviation / 2);
         std::vector<Candidate> group;
         bool applied = false;
         visit_descending(state, s, followed.of(s), exchange_tries_max, [&](const ReplicaEntry& e) {
@@ -434,6 +438,7 @@ private:
                 if (l.partition == e.partition || state.leader(l.partition) != static_cast<int32_t>(s)) return false;
                 uint32_t f_best = no_broker;
                 int32_t leaders_best = 0;
+                auto taken_best = taken.end();
                 for (uint32_t f : state.replicas(l.partition)) {
                     if (f == s || f == giver || !state.broker(f).eligible) continue;
                     auto it = std::find_if(taken.begin(), taken.end(), [&](const Taken& t) { return t.broker == f; });
@@ -442,22 +447,22 @@ private:
                     if (f_best == no_broker || leaders < leaders_best) {
                         f_best = f;
                         leaders_best = leaders;
+                        taken_best = it;
                     }
                 }
                 if (f_best == no_broker) return false;
                 const Candidate give = state.leader_change(l.partition, s, f_best);
                 const double give_out = give.load_delta[1].bytes_out_per_s;
                 if (out + give_out > room_out) return false;
-                auto it = std::find_if(taken.begin(), taken.end(), [&](const Taken& t) { return t.broker == f_best; });
                 const double room = (out_ceiling - state.usage(Resource::network_out, f_best)) *
                                     state.usage_divisor(Resource::network_out, f_best);
-                if ((it == taken.end() ? 0.0 : it->out) + give_out > room) return false;
+                if ((taken_best == taken.end() ? 0.0 : taken_best->out) + give_out > room) return false;
                 if (!context.placement_allows(give)) return false;
-                if (it == taken.end()) {
+                if (taken_best == taken.end()) {
                     taken.push_back({f_best, give_out, 1});
                 } else {
-                    it->out += give_out;
-                    it->leaders++;
+                    taken_best->out += give_out;
+                    taken_best->leaders++;
                 }
                 group.push_back(give);
                 out += give_out;
@@ -482,6 +487,7 @@ private:
         const int64_t gain_max = b.upper - state.broker(d).leader_count;
         if (gain_max < 1) return false;
         const size_t light_max = static_cast<size_t>(std::min<int64_t>(gain_max + 1, exchange_light_max));
+        const double out_floor = network_out_mean(state) * (1 - state.config().network_out_avg_deviation / 2);
         std::vector<Candidate> group;
         bool applied = false;
         visit_descending(state, d, led.of(d), exchange_tries_max, [&](const ReplicaEntry& e) {
@@ -501,9 +507,6 @@ private:
             if (taker == no_broker) return false;
             const Candidate give = state.leader_change(e.partition, d, taker);
             const double room_out = -give.load_delta[0].bytes_out_per_s;
-            const double out_floor = state.eligible_total(Resource::network_out) /
-                                     state.eligible_usage_divisor(Resource::network_out) *
-                                     (1 - state.config().network_out_avg_deviation / 2);
             group.assign(1, give);
             double out = 0;
             // Out traffic each source has given in this group: none gives

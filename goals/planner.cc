@@ -366,21 +366,17 @@ Plan plan(const ClusterModel& model, const PlannerConfig& config) {
     evacuate(state, evacuation, findings, evacuation_goal);
 
     // 2. Each goal in priority order, guarded by the hard goals and the goals above it.
-    // Until an evacuation applies or a goal optimizes (even a turned-down
-    // group's trial run leaves its rounding in the sums), the state is the
-    // one violated_before judged: its answer stands (a satisfied() scans
-    // every partition or topic).
-    const bool evacuated = state.action_count() > 0;
-    bool optimized = false;
+    // While no action is applied, the state is the one violated_before
+    // judged (an undone trial restores it exactly): its answer stands (a
+    // satisfied() scans every partition or topic).
     for (size_t i = 0; i < goals.size(); i++) {
         GoalContext context(state, goals[i]->kind(), guards_of(goals, i), findings);
         if (!context.budget_left()) break;
-        const bool judged = !evacuated && !optimized;
-        const bool satisfied = judged ? std::find(result.violated_before.begin(), result.violated_before.end(),
-                                                  goals[i]->kind()) == result.violated_before.end()
-                                      : goals[i]->satisfied(state);
+        const bool satisfied = state.action_count() == 0
+                                   ? std::find(result.violated_before.begin(), result.violated_before.end(),
+                                               goals[i]->kind()) == result.violated_before.end()
+                                   : goals[i]->satisfied(state);
         if (satisfied) continue;
-        optimized = true;
         goals[i]->optimize(context);
     }
 

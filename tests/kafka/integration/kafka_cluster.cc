@@ -279,15 +279,29 @@ Status RdKafka::produce(const std::string& topic, int32_t partition, int count, 
     for (int i = 0; i < count; ++i) {
         // Vary the payload a little so that compression (none by default) cannot matter.
         payload[0] = static_cast<char>('a' + i % 26);
-        for (;;) {
+        // A topic created a moment ago may not be in the client's metadata
+        // yet, or be there without its partitions: wait for them (30 s),
+        // as for a full queue.
+        for (int unknown_waits = 0;;) {
             const rd_kafka_resp_err_t error = rd_kafka_producev(
                 _handle, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(partition),
                 RD_KAFKA_V_VALUE(payload.data(), payload.size()),
                 RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
             if (error == RD_KAFKA_RESP_ERR_NO_ERROR) break;
-            if (error != RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+            const bool unknown =
+                error == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION || error == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC;
+            if ((error != RD_KAFKA_RESP_ERR__QUEUE_FULL && !unknown) || (unknown && ++unknown_waits > 300)) {
                 return make_error(ErrorCode::io_error,
-                                  "produce to " + topic + ": " + rd_kafka_err2str(error));
+                                  "produce to " + topic + "-" + std::to_string(partition) + ": " +
+                                      rd_kafka_err2str(error));
+            }
+            if (unknown) {
+                // Ask for the metadata now: the client's own refresh of a
+                // topic it has seen without partitions may be minutes away.
+                const rd_kafka_metadata_t* metadata = nullptr;
+                if (rd_kafka_metadata(_handle, 1, nullptr, &metadata, 1000) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+                    rd_kafka_metadata_destroy(metadata);
+                }
             }
             rd_kafka_poll(_handle, 100);
         }

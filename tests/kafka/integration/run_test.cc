@@ -140,7 +140,8 @@ TEST_F(RunOnKafka, SkewOnOneBrokerIsSpreadAcrossTheThree) {
     ASSERT_TRUE(testing::eventually(settled, 60'000)) << "its partitions kept moving once spread";
     const size_t before = count_submits(ballast.log());
     std::this_thread::sleep_for(std::chrono::seconds(9));
-    EXPECT_EQ(count_submits(ballast.log()), before) << "moves after the topic was spread";
+    EXPECT_EQ(count_submits(ballast.log()), before) << "moves after the topic was spread; ballast's log:\n"
+                                                    << ballast.log();
     EXPECT_TRUE(spread());
     producer.stop();
     EXPECT_EQ(ballast.terminate(), 0) << "a clean stop on SIGTERM";
