@@ -165,6 +165,10 @@ public:
         return false;
     }
     virtual void optimize(GoalContext& context) const = 0;
+    /// Runs before any soft goal optimizes, guarded as optimize() is: the
+    /// part of the goal's fix that is also load the goals above it must
+    /// move anyway (TopicSpread). None by default.
+    virtual void optimize_early(GoalContext& /*context*/) const {}
 
 private:
     GoalKind _kind;

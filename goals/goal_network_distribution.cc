@@ -274,7 +274,7 @@ bool NetworkDistributionGoal::cheapest_copy(GoalContext& context, Lists& lists, 
                                             bool shedding, const std::vector<uint32_t>& partners) const {
     PlanningState& state = context.state();
     auto cheapest = [&](uint32_t s, uint32_t d, const std::function<bool(const ReplicaEntry&)>& visit) {
-        if (!disk_allows_cheapest(state, b, s)) return;
+        if (!disk_allows_cheapest(state, b, s) || at_count_floor(state, b, s)) return;
         const double most = std::min({ideal_amount(state, b, s, d), per_replica(state, b, s, d),
                                       narrowing_limit(state, s, d)});
         visit_cheapest_copy_first(state, s, lists.cheapest.of(s), _resource, most, visit);
@@ -282,6 +282,13 @@ bool NetworkDistributionGoal::cheapest_copy(GoalContext& context, Lists& lists, 
     return move_one(context, b, broker, shedding, partners, cheapest, [&](uint32_t p, uint32_t s, uint32_t d) {
         return keeps_topic_spread(state, p, s, d);
     });
+}
+
+bool NetworkDistributionGoal::at_count_floor(const PlanningState& state, const Band& b, uint32_t s) const {
+    const std::vector<GoalKind>& goals = state.config().goals;
+    if (std::find(goals.begin(), goals.end(), GoalKind::replica_count_distribution) == goals.end()) return false;
+    return state.broker(s).replica_count <=
+           count_band_floor(b.replicas_mean * (1 - state.config().replica_count_avg_deviation));
 }
 
 bool NetworkDistributionGoal::disk_allows_cheapest(const PlanningState& state, const Band& b, uint32_t s) const {

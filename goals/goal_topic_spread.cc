@@ -22,6 +22,7 @@
 
 #include "goals/goal.h"
 #include "goals/goal_search.h"
+#include "goals/network_distribution.h"
 
 namespace ballast::goals {
 namespace {
@@ -77,14 +78,24 @@ public:
     }
 
     void optimize(GoalContext& context) const override {
+        run(context, [](uint32_t) { return true; });
+    }
+
+    /// Before the load goals: only replicas off brokers whose network in is
+    /// above the in goal's target. Those must shed load anyway, and a
+    /// replica of a topic crowded on them, sent to a broker with room for
+    /// the topic, is one copy that serves both goals; left to the end, the
+    /// load goals first copy other replicas off them, and this goal then
+    /// copies the crowded ones as well. Guarded as optimize() is, so every
+    /// such move is one the load goals accept.
+    void optimize_early(GoalContext& context) const override {
         PlanningState& state = context.state();
-        if (state.eligible_count() < 2) return;
-        std::vector<int32_t> counts;  // spread()'s, reused from topic to topic
-        for (uint32_t t = 0; t < state.topic_count(); t++) {
-            if (!context.budget_left()) return;
-            if (!judged_topic(state, t) || topic_satisfied(state, t)) continue;
-            spread(context, t, counts);
-        }
+        const auto& goals = state.config().goals;
+        if (std::find(goals.begin(), goals.end(), GoalKind::network_in_usage_distribution) == goals.end()) return;
+        const NetworkDistributionGoal in(GoalKind::network_in_usage_distribution);
+        const Band target = in.judging_band(state);
+        if (target.quiet) return;
+        run(context, [&](uint32_t b) { return in.load(state, b) > target.upper; });
     }
 
 private:
@@ -107,8 +118,23 @@ private:
         return after_total <= before_total;
     }
 
+    /// Spreads each topic outside its band, moving replicas only off
+    /// brokers that `gives` lets give (asked as each one's turn comes).
+    template <class Gives>
+    void run(GoalContext& context, Gives gives) const {
+        PlanningState& state = context.state();
+        if (state.eligible_count() < 2) return;
+        std::vector<int32_t> counts;  // spread()'s, reused from topic to topic
+        for (uint32_t t = 0; t < state.topic_count(); t++) {
+            if (!context.budget_left()) return;
+            if (!judged_topic(state, t) || topic_satisfied(state, t)) continue;
+            spread(context, t, counts, gives);
+        }
+    }
+
     /// `counts`: scratch, topic t's replicas per broker while it runs.
-    void spread(GoalContext& context, uint32_t t, std::vector<int32_t>& counts) const {
+    template <class Gives>
+    void spread(GoalContext& context, uint32_t t, std::vector<int32_t>& counts, Gives gives) const {
         PlanningState& state = context.state();
         const CountBand b = band(state, t);
         // Topic t's replicas per broker, dense: the walks below ask for every
@@ -242,6 +268,7 @@ private:
         }
         std::sort(full.begin(), full.end());
         for (const auto& [unused, s] : full) {
+            if (!gives(s)) continue;
             // Each round moves one replica of the topic off `s` or stops.
             const int64_t rounds_max = counts[s];
             for (int64_t round = 0; round < rounds_max; round++) {
@@ -284,7 +311,7 @@ private:
                 for (const TopicBrokerCount& entry : state.topic_counts(t)) {
                     const int64_t mine = counts[d];
                     if (entry.broker == d || !state.broker(entry.broker).eligible) continue;
-                    if (!context.broker_budget_left(entry.broker)) continue;
+                    if (!context.broker_budget_left(entry.broker) || !gives(entry.broker)) continue;
                     if (entry.count - 1 < b.lower || entry.count - 1 <= mine) continue;
                     holders.emplace_back(-entry.count, entry.broker);
                 }

@@ -305,6 +305,14 @@ private:
     /// best fit, which takes replicas of every retention.
     bool disk_allows_cheapest(const PlanningState& state, const Band& b, uint32_t s) const;
 
+    /// Is `s` at or below the replica count goal's floor (when that goal
+    /// runs)? Then it sheds no cheapest copies: those are the small
+    /// replicas, many to a load, and each takes its count further below
+    /// the band, which the count goal then fills back at a copy each (of
+    /// replicas light in load, not in bytes, so disk grows uneven too). Best
+    /// fit moves the load in fewer, larger replicas.
+    bool at_count_floor(const PlanningState& state, const Band& b, uint32_t s) const;
+
     /// Out only: hand leadership of one partition from a heavy broker to a
     /// follower on a lighter one. Shedding: `broker` gives up a partition it
     /// leads to its lightest follower; filling: `broker` takes over a

@@ -365,11 +365,21 @@ Plan plan(const ClusterModel& model, const PlannerConfig& config) {
     GoalContext evacuation(state, evacuation_goal, hard_guards(goals), findings);
     evacuate(state, evacuation, findings, evacuation_goal);
 
-    // 2. Each goal in priority order, guarded by the hard goals and the goals above it.
+    // 2. Each goal in priority order, guarded by the hard goals and the goals
+    // above it; before the first soft goal, each soft goal's early part
+    // (Goal::optimize_early), guarded the same way.
     // While no action is applied, the state is the one violated_before
     // judged (an undone trial restores it exactly): its answer stands (a
     // satisfied() scans every partition or topic).
+    bool early_done = false;
     for (size_t i = 0; i < goals.size(); i++) {
+        if (!early_done && !goals[i]->hard()) {
+            early_done = true;
+            for (size_t j = i; j < goals.size(); j++) {
+                GoalContext early(state, goals[j]->kind(), guards_of(goals, j), findings);
+                if (early.budget_left()) goals[j]->optimize_early(early);
+            }
+        }
         GoalContext context(state, goals[i]->kind(), guards_of(goals, i), findings);
         if (!context.budget_left()) break;
         const bool satisfied = state.action_count() == 0

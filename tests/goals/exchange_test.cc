@@ -328,6 +328,38 @@ TEST(CheapestCopy, ABrokerWhoseDiskIsWithinTwentyPercentOfTheMeanShedsItsCheapes
                                                          19.0 / 30 * mib, 2.6 * gib}));
 }
 
+TEST(CheapestCopy, NotOffABrokerAtTheReplicaCountFloor) {
+    // Broker 1: 12.5 MiB/s in 9 replicas, 5 of 0.5 MiB/s holding 0.01 GiB
+    // and 4 of 2.5 MiB/s holding 3 GiB; brokers 2-4: 2.2 MiB/s in 11
+    // replicas each. Load target [4.44, 5.11]: broker 1 sheds 7.4 MiB/s.
+    // Count band [9, 12]: broker 1 stands at its floor. Its cheapest copies
+    // are the five small ones, each taking its count further below the
+    // band, to be filled back by the count goal at a copy each: the load
+    // goal sheds three of 2.5 MiB/s instead (best fit).
+    ModelBuilder builder(now_ms);
+    for (int32_t id = 1; id <= 4; id++) builder.broker(id);
+    builder.topic("small");
+    for (int i = 0; i < 5; i++) builder.partition({1}, 0.5 * mib, 0, 0.01 * gib);
+    builder.topic("large");
+    for (int i = 0; i < 4; i++) builder.partition({1}, 2.5 * mib, 0, 3 * gib);
+    builder.topic("rest");
+    for (int32_t id = 2; id <= 4; id++) {
+        for (int i = 0; i < 11; i++) builder.partition({id}, 0.2 * mib, 0, 1 * gib);
+    }
+    const ClusterModel model = builder.build();
+    const Plan result =
+        plan(model, only({GoalKind::network_in_usage_distribution, GoalKind::replica_count_distribution}));
+    EXPECT_TRUE(result.violated_after.empty());
+    size_t load_moves = 0;
+    for (const Action& action : result.actions) {
+        if (action.goal != GoalKind::network_in_usage_distribution) continue;
+        load_moves++;
+        EXPECT_EQ(model.topics[model.partitions[action.partition].topic], "large");
+        EXPECT_EQ(action.source, 1);
+    }
+    EXPECT_EQ(load_moves, 3u);
+}
+
 TEST(ReplicaCountExchange, ReachesAPartnerInItsOwnRackPastTheEmptierOnesInTheOther) {
     // Racks a and b. Brokers 1-9 (rack b) and 10-18 (rack a) hold 6
     // replicas of 8.1 MiB/s in each (48.6): six RF2 partitions per pair k,

@@ -104,5 +104,32 @@ TEST(NetworkDistributionGoal, ShedsAReplicaToALightBrokerWhereItsTopicStaysInIts
     EXPECT_EQ(action.destination, 3);
 }
 
+/// Network in 96 / 60 / 60 / 60 MiB/s (mean 69, target [64.17, 73.83]):
+/// broker 1 must shed at least 22.2 MiB/s. It holds all 8 replicas of
+/// "crowd" (6 MiB/s and 10 GiB each; band [1, 3]) and 4 of "cheap" (12
+/// MiB/s and 1 GiB each, the cheapest copies). Before the load goals the
+/// topic goal moves five "crowd" replicas off it (30 MiB/s): one copy each
+/// serves both goals, and the load goal has nothing left to move. Left to
+/// the end, the load goal would copy two "cheap" replicas, and the five
+/// "crowd" ones would still have to go.
+TEST(TopicSpreadGoal, AnOverloadedBrokerShedsItsCrowdedTopicBeforeTheLoadGoalsMoveAnything) {
+    ModelBuilder builder(now_ms);
+    for (int32_t id = 1; id <= 4; id++) builder.broker(id);
+    builder.topic("crowd");
+    partitions_on(builder, 1, 8, 6 * mib, 10 * gib);
+    builder.topic("cheap");
+    partitions_on(builder, 1, 4, 12 * mib, gib);
+    for (int32_t id = 2; id <= 4; id++) partitions_on(builder, id, 3, 20 * mib, gib);
+    const ClusterModel model = builder.build();
+    const Plan result = plan(model, only({GoalKind::network_in_usage_distribution, GoalKind::topic_spread}));
+    EXPECT_TRUE(result.violated_after.empty());
+    ASSERT_EQ(result.actions.size(), 5u);
+    for (const Action& action : result.actions) {
+        EXPECT_EQ(model.topics[model.partitions[action.partition].topic], "crowd");
+        EXPECT_EQ(action.goal, GoalKind::topic_spread);
+        EXPECT_EQ(action.source, 1);
+    }
+}
+
 }  // namespace
 }  // namespace ballast::goals
