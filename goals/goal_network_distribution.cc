@@ -81,6 +81,10 @@ void NetworkDistributionGoal::optimize(GoalContext& context) const {
     }
     target.replicas_mean = replicas_total / state.eligible_count();
     target.leaders_mean = leaders_total / state.eligible_count();
+    if (has_goal(state.config(), GoalKind::replica_count_distribution)) {
+        target.replicas_floor =
+            count_band_floor(target.replicas_mean * (1 - state.config().replica_count_avg_deviation));
+    }
     const PlannerConfig& config = state.config();
     const double trivial = (_resource == Resource::network_in ? config.network_in_trivial_change_ratio
                                                               : config.network_out_trivial_change_ratio) *
@@ -274,7 +278,7 @@ bool NetworkDistributionGoal::cheapest_copy(GoalContext& context, Lists& lists, 
                                             bool shedding, const std::vector<uint32_t>& partners) const {
     PlanningState& state = context.state();
     auto cheapest = [&](uint32_t s, uint32_t d, const std::function<bool(const ReplicaEntry&)>& visit) {
-        if (!disk_allows_cheapest(state, b, s) || at_count_floor(state, b, s)) return;
+        if (!disk_allows_cheapest(state, b, s) || state.broker(s).replica_count <= b.replicas_floor) return;
         const double most = std::min({ideal_amount(state, b, s, d), per_replica(state, b, s, d),
                                       narrowing_limit(state, s, d)});
         visit_cheapest_copy_first(state, s, lists.cheapest.of(s), _resource, most, visit);
@@ -282,13 +286,6 @@ bool NetworkDistributionGoal::cheapest_copy(GoalContext& context, Lists& lists, 
     return move_one(context, b, broker, shedding, partners, cheapest, [&](uint32_t p, uint32_t s, uint32_t d) {
         return keeps_topic_spread(state, p, s, d);
     });
-}
-
-bool NetworkDistributionGoal::at_count_floor(const PlanningState& state, const Band& b, uint32_t s) const {
-    const std::vector<GoalKind>& goals = state.config().goals;
-    if (std::find(goals.begin(), goals.end(), GoalKind::replica_count_distribution) == goals.end()) return false;
-    return state.broker(s).replica_count <=
-           count_band_floor(b.replicas_mean * (1 - state.config().replica_count_avg_deviation));
 }
 
 bool NetworkDistributionGoal::disk_allows_cheapest(const PlanningState& state, const Band& b, uint32_t s) const {

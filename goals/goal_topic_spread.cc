@@ -90,8 +90,7 @@ public:
     /// such move is one the load goals accept.
     void optimize_early(GoalContext& context) const override {
         PlanningState& state = context.state();
-        const auto& goals = state.config().goals;
-        if (std::find(goals.begin(), goals.end(), GoalKind::network_in_usage_distribution) == goals.end()) return;
+        if (!has_goal(state.config(), GoalKind::network_in_usage_distribution)) return;
         const NetworkDistributionGoal in(GoalKind::network_in_usage_distribution);
         const Band target = in.judging_band(state);
         if (target.quiet) return;

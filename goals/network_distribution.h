@@ -61,6 +61,13 @@ struct Band {
     /// brokers keep it), for choosing replicas that even out counts too.
     double replicas_mean = 0;
     double leaders_mean = 0;  // the same for leadership (leader changes keep it too)
+    /// The replica count goal's floor when that goal runs, else -1. A
+    /// broker at or below it sheds no cheapest copies (cheapest_copy):
+    /// those are the small replicas, many to a load, and each takes its
+    /// count further below the band, which the count goal then fills back
+    /// at a copy each (of replicas light in load, not in bytes, so disk
+    /// grows uneven too). Best fit moves the load in fewer, larger replicas.
+    int64_t replicas_floor = -1;
 
     double excess(double load) const {
         if (quiet) return std::max(0.0, load - std::max(upper, threshold));
@@ -304,14 +311,6 @@ private:
     /// share grows as its load share falls; past the allowance it moves by
     /// best fit, which takes replicas of every retention.
     bool disk_allows_cheapest(const PlanningState& state, const Band& b, uint32_t s) const;
-
-    /// Is `s` at or below the replica count goal's floor (when that goal
-    /// runs)? Then it sheds no cheapest copies: those are the small
-    /// replicas, many to a load, and each takes its count further below
-    /// the band, which the count goal then fills back at a copy each (of
-    /// replicas light in load, not in bytes, so disk grows uneven too). Best
-    /// fit moves the load in fewer, larger replicas.
-    bool at_count_floor(const PlanningState& state, const Band& b, uint32_t s) const;
 
     /// Out only: hand leadership of one partition from a heavy broker to a
     /// follower on a lighter one. Shedding: `broker` gives up a partition it

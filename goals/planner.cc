@@ -25,10 +25,6 @@ GoalList make_goals(const PlannerConfig& config) {
     return goals;
 }
 
-bool has_goal(const PlannerConfig& config, GoalKind kind) {
-    return std::find(config.goals.begin(), config.goals.end(), kind) != config.goals.end();
-}
-
 std::vector<GoalKind> violated(const GoalList& goals, const PlanningState& state) {
     std::vector<GoalKind> kinds;
     for (const auto& goal : goals) {

@@ -136,6 +136,14 @@ struct PlannerConfig {
     uint32_t unfixable_max = 1'000;
 };
 
+/// Does `config` run goal `kind`?
+inline bool has_goal(const PlannerConfig& config, GoalKind kind) {
+    for (GoalKind goal : config.goals) {
+        if (goal == kind) return true;
+    }
+    return false;
+}
+
 enum class ActionKind : uint8_t { move = 0, swap, leader };
 
 /// A broker's load and counts; before and after an action.
