@@ -7,13 +7,10 @@
 /// arrive in KAFKA_BOOTSTRAP_SERVERS. A secured one (`up --security sasl_ssl`)
 /// is reached through SecuredCluster below.
 
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -65,7 +62,8 @@ public:
     /// The value of topic config `key` (DescribeConfigs; "" if it has none).
     events::Result<std::string> topic_config(const std::string& topic, const std::string& key);
     /// Produces `count` records of `bytes` bytes each to one partition, acks=all,
-    /// and waits until every one is acknowledged.
+    /// and waits until every one is acknowledged; records whose delivery failed
+    /// are produced again (twice at most), and an error names how many never were.
     events::Status produce(const std::string& topic, int32_t partition, int count, int bytes);
     events::Result<PartitionState> partition(const std::string& topic, int32_t partition);
     /// The partition's end offset (high watermark), asked of its leader.
@@ -78,45 +76,11 @@ private:
     events::Result<std::string> describe_config(int type, const std::string& name, int32_t broker_id,
                                                 const std::string& key);
     rd_kafka_s* _handle = nullptr;
-};
+    // Delivery reports of the current produce() call (served on its thread).
+    int _undelivered = 0;
+    std::string _first_undelivered;
 
-/// A producer of its own (acks=all) writing records of `record_bytes` bytes
-/// to one partition, one record per batch (batch.num.messages=1): every
-/// record then takes the same room in the log whatever the pace, so a log's
-/// bytes per record is its size over its end offset.
-class PacedProducer {
-public:
-    PacedProducer(const std::string& bootstrap_servers, std::string topic, int32_t partition, int record_bytes);
-    ~PacedProducer();  // stops
-    PacedProducer(const PacedProducer&) = delete;
-    PacedProducer& operator=(const PacedProducer&) = delete;
-
-    /// Writes `count` records as fast as the cluster takes them and waits
-    /// for every acknowledgement. Not while started.
-    events::Status fill(int count);
-    /// Writes `records_per_s` records a second from a thread, on a fixed
-    /// schedule: a record late after a stall goes at once, so the pace holds
-    /// over any second after it.
-    void start(double records_per_s);
-    /// Stops the thread and waits for the acknowledgements; an error says
-    /// why the first record that failed was not delivered.
-    events::Status stop();
-
-private:
-    events::Status produce_one();
-    void run(double records_per_s);
-
-    std::string _topic;
-    int32_t _partition;
-    std::string _payload;
-    rd_kafka_s* _handle = nullptr;
-    std::thread _thread;
-    std::mutex _mutex;
-    std::condition_variable _wake;
-    bool _stopping = false;
-    std::string _failure;  // the first failed delivery or produce call
-
-    friend struct PacedProducerCallbacks;
+    friend struct RdKafkaCallbacks;
 };
 
 /// Runs `tools/kafka-cluster ARGS` (KAFKA_CLUSTER_SCRIPT); stdout and stderr together.

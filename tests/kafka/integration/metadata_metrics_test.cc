@@ -16,6 +16,7 @@
 #include "adapters/kafka/metrics_sampler.h"
 #include "tests/kafka/integration/event_collector.h"
 #include "tests/kafka/integration/kafka_cluster.h"
+#include "tests/kafka/integration/paced_producer.h"
 
 namespace ballast::kafka {
 namespace {

@@ -23,6 +23,10 @@ TEST_F(KafkaCluster, ThrottledReassignmentIsListedVerifiedAndCancelled) {
                                     {"follower.replication.throttled.replicas", "*"}})
                     .ok());
     ASSERT_TRUE(_rdkafka->produce(topic, 0, 3000, 1000).ok());
+    // All 3 MB are in the log: what keeps the move in progress below.
+    auto end = _rdkafka->end_offset(topic, 0);
+    ASSERT_TRUE(end.ok()) << end.error().to_string();
+    ASSERT_EQ(*end, 3000);
     ASSERT_TRUE(_rdkafka->set_broker_configs(1, {{"leader.replication.throttled.rate", "10000"}}).ok());
     ASSERT_TRUE(_rdkafka->set_broker_configs(2, {{"follower.replication.throttled.rate", "10000"}}).ok());
     // Brokers apply dynamic configs from the metadata log: wait until both use the throttle.
