@@ -97,6 +97,13 @@ bool GoalContext::moves_refused(uint32_t s, uint32_t d, const Load& least) const
     return false;
 }
 
+bool GoalContext::gives_refused(uint32_t s, const Load& least) const {
+    for (const Goal* guard : _guards) {
+        if (guard->refuses_giving(_state, s, least)) return true;
+    }
+    return false;
+}
+
 bool GoalContext::move_refused(uint32_t p, uint32_t s, uint32_t d) const {
     for (const Goal* guard : _placement_guards) {
         if (guard->refuses_move(_state, p, s, d)) return true;

@@ -98,6 +98,10 @@ public:
     /// load is at least `least` (Goal::refuses_every_move)? Then try_apply
     /// would refuse each of them. `least` zero: whatever the replica.
     bool moves_refused(uint32_t s, uint32_t d, const Load& least = Load{}) const;
+    /// Does a guard refuse every move off `s` of a replica whose load is
+    /// at least `least`, to any broker (Goal::refuses_giving)? Then
+    /// moves_refused(s, d, least) holds for every `d`.
+    bool gives_refused(uint32_t s, const Load& least) const;
     /// Does a guard that judges placement refuse moving `p`'s replica from
     /// `s` to `d` (Goal::refuses_move)? Then try_apply would refuse the
     /// move. Cheaper than building the candidate: a search that does not
@@ -158,6 +162,12 @@ public:
                                     const Load& /*least*/) const {
         return false;
     }
+    /// Would it refuse every move off `s` of a replica whose load is at
+    /// least `least`, whatever the destination (by `s`'s side alone)? Then
+    /// refuses_every_move holds for every `d`: a search that offers one
+    /// source's replicas to many partners stops before asking each. False
+    /// when unsure: only a speed-up (GoalContext::gives_refused).
+    virtual bool refuses_giving(const PlanningState&, uint32_t /*s*/, const Load& /*least*/) const { return false; }
     /// For a goal that judges placement: would it refuse moving `p`'s
     /// replica from `s` to `d` (as `accepts` would judge that move)? False
     /// when unsure: only a speed-up (GoalContext::move_refused).

@@ -177,6 +177,7 @@ private:
         // partner that takes none leaves the state as it was).
         const Load shed_least = shedding ? least_load_ascending(state, broker, lists.of(broker), replica_tries_max)
                                          : no_load_yet;
+        if (shedding && context.gives_refused(broker, shed_least)) return false;  // by every partner
         for (uint32_t partner : partners) {
             const uint32_t s = shedding ? broker : partner;
             const uint32_t d = shedding ? partner : broker;

@@ -243,14 +243,19 @@ private:
         // candidate rather than partner by partner: the first partner often
         // refuses the small ones (its load at the top of a target) that a
         // later one takes, and only the bytes copied differ.
+        // A partner a guard refuses outright is asked once, when first
+        // reached: the first candidate usually goes to one of the first
+        // partners, and a refused try changes nothing to ask again.
+        std::vector<uint8_t> open;  // per partner: 0 not asked yet, 1 open, 2 refused
         auto move_smallest = [&](uint32_t from, const std::vector<uint32_t>& partners) {
             candidates_of(from);
-            std::vector<uint32_t> open;  // partners a guard does not refuse outright
-            for (uint32_t d : partners) {
-                if (!context.moves_refused(from, d, tried_least)) open.push_back(d);
-            }
+            if (context.gives_refused(from, tried_least)) return false;  // refused by every partner
+            open.assign(partners.size(), 0);
             for (uint32_t p : tried) {
-                for (uint32_t d : open) {
+                for (size_t i = 0; i < partners.size(); i++) {
+                    const uint32_t d = partners[i];
+                    if (open[i] == 0) open[i] = context.moves_refused(from, d, tried_least) ? 2 : 1;
+                    if (open[i] == 2) continue;
                     if (context.move_refused(p, from, d)) continue;  // placement: cheaper than the try
                     if (try_move(p, from, d)) return true;
                 }

@@ -255,13 +255,22 @@ public:
         if (!(load_of(least, _resource) > 0)) return false;  // a move of nothing keeps every broker where it is
         const Band b = judging_band(state);
         const double deviation_limit = deviation_max(state, b) + b.tolerance;
-        for (const BrokerChange& change : {BrokerChange{s, Load{} - least, -1, 0}, BrokerChange{d, least, +1, 0}}) {
-            if (!state.broker(change.broker).eligible) continue;  // outside the distribution
-            const double before = load(state, change.broker);
-            const double after = before + delta(state, change);
-            if (!broker_keeps(b, before, after, deviation_limit)) return true;
-        }
-        return false;
+        return breaks(state, b, deviation_limit, BrokerChange{s, Load{} - least, -1, 0}) ||
+               breaks(state, b, deviation_limit, BrokerChange{d, least, +1, 0});
+    }
+
+    /// The source's side of refuses_every_move, asked once for all partners.
+    bool refuses_giving(const PlanningState& state, uint32_t s, const Load& least) const override {
+        if (!(load_of(least, _resource) > 0)) return false;
+        const Band b = judging_band(state);
+        return breaks(state, b, deviation_max(state, b) + b.tolerance, BrokerChange{s, Load{} - least, -1, 0});
+    }
+
+    /// Does `change` break its broker's rules (broker_keeps)?
+    bool breaks(const PlanningState& state, const Band& b, double deviation_limit, const BrokerChange& change) const {
+        if (!state.broker(change.broker).eligible) return false;  // outside the distribution
+        const double before = load(state, change.broker);
+        return !broker_keeps(b, before, before + delta(state, change), deviation_limit);
     }
 
     /// Does `c` lower the touched brokers' excess over `b` (strictly)?

@@ -250,9 +250,10 @@ RC_GTEST_PROP(PlannerProperties, NetworkDistributionNeverWidens, ()) {
 }
 
 /// The searches skip a move without trying it when a guard says, per pair
-/// of brokers or per placement, that it would refuse it
-/// (GoalContext::moves_refused, move_refused): every such move must be one
-/// try_apply refuses, or a search would skip what the plan would take.
+/// of brokers, per source or per placement, that it would refuse it
+/// (GoalContext::moves_refused, gives_refused, move_refused): every such
+/// move must be one try_apply refuses, or a search would skip what the plan
+/// would take; and a source refused for every partner is refused for each.
 RC_GTEST_PROP(PlannerProperties, MovesASearchSkipsAreMovesTryApplyRefuses, ()) {
     const ClusterModel model = random_model(chance(50));
     const PlannerConfig config = random_config();
@@ -270,6 +271,7 @@ RC_GTEST_PROP(PlannerProperties, MovesASearchSkipsAreMovesTryApplyRefuses, ()) {
     GoalContext context(state, config.goals.back(), guards, findings);
     uint32_t skipped = 0;
     uint32_t taken = 0;
+    uint32_t sources_refused = 0;
     for (uint32_t p = 0; p < state.partition_count(); p++) {
         const std::vector<uint32_t> holders(state.replicas(p).begin(), state.replicas(p).end());
         for (uint32_t s : holders) {
@@ -281,7 +283,12 @@ RC_GTEST_PROP(PlannerProperties, MovesASearchSkipsAreMovesTryApplyRefuses, ()) {
                 const double part = *rc::gen::inRange(0, 101) / 100.0;
                 const Load least{load.bytes_in_per_s * part, load.bytes_out_per_s * part, load.size_bytes * part};
                 const bool skip = context.move_refused(p, s, d) || context.moves_refused(s, d) ||
-                                  context.moves_refused(s, d, load) || context.moves_refused(s, d, least);
+                                  context.moves_refused(s, d, load) || context.moves_refused(s, d, least) ||
+                                  context.gives_refused(s, load) || context.gives_refused(s, least);
+                if (context.gives_refused(s, least)) {
+                    RC_ASSERT(context.moves_refused(s, d, least));
+                    sources_refused++;
+                }
                 const size_t mark = context.mark();
                 const bool applied = context.try_apply(state.move(p, s, d, false));
                 if (skip) {
@@ -295,6 +302,7 @@ RC_GTEST_PROP(PlannerProperties, MovesASearchSkipsAreMovesTryApplyRefuses, ()) {
     }
     RC_TAG(skipped == 0 ? "nothing skipped" : "some skipped");
     RC_TAG(taken == 0 ? "nothing applied" : "some applied");
+    RC_TAG(sources_refused == 0 ? "no source refused for all" : "some source refused for all");
 }
 
 RC_GTEST_PROP(PlannerProperties, NoBrokerIsTouchedByMoreThanBrokerActionsMax, ()) {
