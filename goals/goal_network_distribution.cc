@@ -190,11 +190,7 @@ bool NetworkDistributionGoal::step_between(GoalContext& context, Lists& lists, c
             const double ideal = std::min(ideal_amount(state, b, s, d), per_replica(state, b, s, d));
             visit_fewest_bytes_first(state, s, candidates->of(s), ideal, narrowing_limit(state, s, d), visit);
         };
-        if (move_one(context, b, broker, shedding, partners, best_fit, [](uint32_t, uint32_t, uint32_t) {
-                return true;
-            })) {
-            return true;
-        }
+        if (move_one(context, b, broker, shedding, partners, best_fit, false)) return true;
     }
 
     const size_t swap_partners = std::min<size_t>(partners.size(), swap_destinations_max);
@@ -226,13 +222,14 @@ bool NetworkDistributionGoal::step_between(GoalContext& context, Lists& lists, c
     return false;
 }
 
-template <class Walk, class Allows>
+template <class Walk>
 bool NetworkDistributionGoal::move_one(GoalContext& context, const Band& b, uint32_t broker, bool shedding,
-                                       const std::vector<uint32_t>& partners, Walk walk, Allows allows) const {
+                                       const std::vector<uint32_t>& partners, Walk walk, bool keep_spread) const {
     PlanningState& state = context.state();
     bool applied = false;
     if (shedding) {
-        // Per partner, for the replica being tried: 0 refused by placement, 1 its
+        // Per partner, for the replica being tried: 0 refused by placement
+        // (or, with keep_spread, its topic's spread would not hold), 1 its
         // topic's spread holds there, 2 not.
         std::vector<uint8_t> fit(partners.size());
         walk(broker, partners[0], [&](const ReplicaEntry& e) {
@@ -248,8 +245,11 @@ bool NetworkDistributionGoal::move_one(GoalContext& context, const Band& b, uint
             };
             for (size_t i = 0; i < partners.size(); i++) {
                 const uint32_t d = partners[i];
-                const bool placeable = !context.move_refused(e.partition, broker, d) && allows(e.partition, broker, d);
-                fit[i] = !placeable ? 0 : topic.keeps(d) ? 1 : 2;
+                fit[i] = 0;
+                if (context.move_refused(e.partition, broker, d)) continue;
+                const bool keeps = topic.keeps(d);
+                if (keep_spread && !keeps) continue;
+                fit[i] = keeps ? 1 : 2;
                 if (fit[i] == 1 && try_to(i)) return applied = true;
             }
             for (size_t i = 0; i < partners.size(); i++) {
@@ -262,7 +262,7 @@ bool NetworkDistributionGoal::move_one(GoalContext& context, const Band& b, uint
     for (uint32_t s : partners) {
         uint32_t refusals = 0;
         walk(s, broker, [&](const ReplicaEntry& e) {
-            if (!allows(e.partition, s, broker)) return false;
+            if (keep_spread && !keeps_topic_spread(state, e.partition, s, broker)) return false;
             const Candidate c = state.move(e.partition, s, broker, false);
             if (!improves(state, b, c)) return false;
             applied = context.try_apply(c);
@@ -283,9 +283,7 @@ bool NetworkDistributionGoal::cheapest_copy(GoalContext& context, Lists& lists, 
                                       narrowing_limit(state, s, d)});
         visit_cheapest_copy_first(state, s, lists.cheapest.of(s), _resource, most, visit);
     };
-    return move_one(context, b, broker, shedding, partners, cheapest, [&](uint32_t p, uint32_t s, uint32_t d) {
-        return keeps_topic_spread(state, p, s, d);
-    });
+    return move_one(context, b, broker, shedding, partners, cheapest, true);
 }
 
 bool NetworkDistributionGoal::disk_allows_cheapest(const PlanningState& state, const Band& b, uint32_t s) const {

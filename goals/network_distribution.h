@@ -297,13 +297,15 @@ private:
                       bool shedding, bool& partners_spent) const;
 
     /// One move between `broker` and its partners, trying replicas in the
-    /// order `walk(source, destination, visit)` visits them and only those
-    /// `allows(partition, source, destination)`: off `broker` to the first
-    /// partner that takes one when shedding; else off each partner in turn,
-    /// until the rack goal has refused partner_refusals_max of its replicas.
-    template <class Walk, class Allows>
+    /// order `walk(source, destination, visit)` visits them: off `broker`
+    /// to the first partner that takes one when shedding; else off each
+    /// partner in turn, until the rack goal has refused
+    /// partner_refusals_max of its replicas. `keep_spread`: only moves
+    /// after which the replica's topic is spread as well as before
+    /// (keeps_topic_spread).
+    template <class Walk>
     bool move_one(GoalContext& context, const Band& b, uint32_t broker, bool shedding,
-                  const std::vector<uint32_t>& partners, Walk walk, Allows allows) const;
+                  const std::vector<uint32_t>& partners, Walk walk, bool keep_spread) const;
 
     /// The first try at a move: the replica, leader or follower, that copies
     /// the fewest bytes for the load it shifts (visit_cheapest_copy_first),
