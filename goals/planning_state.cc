@@ -7,6 +7,13 @@
 #include "goals/copy_estimate.h"
 
 namespace ballast::goals {
+namespace {
+
+/// The most (topic, broker) counts kept dense (PlanningState::_topic_dense):
+/// 16 MiB of counts, 4,000 topics on 1,000 brokers.
+constexpr size_t topic_dense_max = size_t{4} << 20;
+
+}  // namespace
 
 PlanningState::PlanningState(const ClusterModel& model, const PlannerConfig& config,
                              bool track_topics)
@@ -217,6 +224,7 @@ std::span<const TopicBrokerCount> PlanningState::topic_counts(uint32_t t) const 
 
 int32_t PlanningState::topic_count_on(uint32_t t, uint32_t b) const {
     assert(_tracks_topics);
+    if (!_topic_dense.empty()) return _topic_dense[static_cast<size_t>(t) * broker_count() + b];
     const std::vector<TopicBrokerCount>& counts = _topic_counts[t];
     auto it = std::lower_bound(counts.begin(), counts.end(), b,
                                [](const TopicBrokerCount& c, uint32_t key) { return c.broker < key; });
@@ -278,6 +286,8 @@ void PlanningState::count_topics() {
     const uint32_t topics = topic_count();
     _topic_counts.assign(topics, {});
     _topic_eligible.assign(topics, 0);
+    const size_t dense = static_cast<size_t>(topics) * broker_count();
+    _topic_dense.assign(dense <= topic_dense_max ? dense : 0, 0);
     std::vector<int32_t> scratch(broker_count(), 0);
     std::vector<uint32_t> seen;
     for (uint32_t t = 0; t < topics; t++) {
@@ -290,6 +300,9 @@ void PlanningState::count_topics() {
         }
         std::vector<TopicBrokerCount>& counts = _topic_counts[t];
         counts.reserve(seen.size());
+        if (!_topic_dense.empty()) {
+            for (uint32_t b : seen) _topic_dense[static_cast<size_t>(t) * broker_count() + b] = scratch[b];
+        }
         if (seen.size() * 16 > broker_count()) {
             // Spread over many brokers: one pass in broker order beats a sort.
             for (uint32_t b = 0; b < broker_count(); b++) {
@@ -363,6 +376,7 @@ void PlanningState::topic_add(uint32_t t, uint32_t b, int32_t delta) {
     }
     it->count += delta;
     assert(it->count >= 0);
+    if (!_topic_dense.empty()) _topic_dense[static_cast<size_t>(t) * broker_count() + b] = it->count;
     if (it->count == 0) counts.erase(it);
     if (_brokers[b].eligible) _topic_eligible[t] += delta;
 }

@@ -428,6 +428,11 @@ private:
 
     std::vector<uint32_t> _topic_begin;  // topic t: partitions [begin[t], begin[t + 1])
     std::vector<std::vector<TopicBrokerCount>> _topic_counts;
+    /// The same counts, topic-major and dense (topic x broker), when that
+    /// takes at most topic_dense_max entries: topic_count_on is asked for
+    /// millions of (topic, broker) pairs per plan, and an index beats a
+    /// binary search. Empty otherwise.
+    std::vector<int32_t> _topic_dense;
     std::vector<int64_t> _topic_eligible;
 
     std::vector<uint32_t> _broker_actions;  // per broker, see broker_actions()
