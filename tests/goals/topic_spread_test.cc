@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "goals/planner_types.h"
+#include "goals/planning_state.h"
 #include "tests/goals/model_builder.h"
 
 namespace ballast::goals {
@@ -128,6 +129,53 @@ TEST(TopicSpreadGoal, AnOverloadedBrokerShedsItsCrowdedTopicBeforeTheLoadGoalsMo
         EXPECT_EQ(model.topics[model.partitions[action.partition].topic], "crowd");
         EXPECT_EQ(action.goal, GoalKind::topic_spread);
         EXPECT_EQ(action.source, 1);
+    }
+}
+
+/// A topic's count on a broker, as topic_count_on answers it (from a dense
+/// table when topics x brokers is small enough, else by a search of the
+/// topic's holders), matches the holders list through moves and undos: on a
+/// model small enough for the table and on one too large for it (4,300
+/// one-partition topics on 1,000 brokers).
+TEST(PlanningState, TopicCountsAgreeWithTheHoldersThroughMovesAndUndos) {
+    for (const auto& [brokers, topics] : {std::pair{5, 3}, std::pair{1000, 4300}}) {
+        ModelBuilder builder(now_ms);
+        for (int id = 1; id <= brokers; id++) builder.broker(id);
+        for (int t = 0; t < topics; t++) {
+            builder.topic("t" + std::to_string(t));
+            const int32_t first = 1 + t % brokers;
+            builder.partition({first}, mib, 0, gib);
+            builder.partition({first, 1 + (t + 1) % brokers}, mib, 0, gib);
+        }
+        const ClusterModel model = builder.build();
+        const PlannerConfig config = only({GoalKind::topic_spread});
+        PlanningState state(model, config, true);
+        auto agree = [&] {
+            for (uint32_t t = 0; t < state.topic_count(); t += state.topic_count() > 100 ? 97 : 1) {
+                std::vector<int32_t> held(state.broker_count(), 0);
+                for (const TopicBrokerCount& entry : state.topic_counts(t)) held[entry.broker] = entry.count;
+                for (uint32_t b = 0; b < state.broker_count(); b++) {
+                    if (state.topic_count_on(t, b) != held[b]) return false;
+                }
+            }
+            return true;
+        };
+        ASSERT_TRUE(agree()) << brokers << " brokers";
+        // Each topic's first partition goes to the next broker, then back.
+        const uint32_t moved = std::min<uint32_t>(state.topic_count(), 50);
+        for (uint32_t t = 0; t < moved; t++) {
+            const uint32_t p = state.topic_partitions(t).first;
+            const uint32_t from = state.replicas(p)[0];
+            const uint32_t to = (from + 1) % state.broker_count();
+            const int32_t on_from = state.topic_count_on(t, from);
+            const int32_t on_to = state.topic_count_on(t, to);
+            state.apply(state.move(p, from, to, false), GoalKind::topic_spread);
+            ASSERT_EQ(state.topic_count_on(t, from), on_from - 1);
+            ASSERT_EQ(state.topic_count_on(t, to), on_to + 1);
+        }
+        EXPECT_TRUE(agree()) << brokers << " brokers, after the moves";
+        for (uint32_t t = 0; t < moved; t++) state.undo_last();
+        EXPECT_TRUE(agree()) << brokers << " brokers, after the undos";
     }
 }
 
