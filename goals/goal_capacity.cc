@@ -134,6 +134,7 @@ private:
             }
             if (tried++ >= destinations_max) break;
             if (d == s || full) continue;
+            if (context.moves_refused(s, d)) continue;  // each try would be refused (another rack)
             const bool moved = visit_ascending(state, s, lists.of(s), replica_tries_max,
                                                [&](const ReplicaEntry& e) {
                 if (context.move_refused(e.partition, s, d)) return false;  // placed where it may not go
@@ -266,6 +267,7 @@ private:
         for (size_t i = 0; i < move_tries; i++) {
             const uint32_t d = rooms[i].second;
             const double room = -rooms[i].first;
+            if (context.moves_refused(s, d)) continue;  // each try would be refused (another rack)
             const bool moved = visit_above_first(state, s, lists.of(s), excess, 0, room,
                                                  replica_tries_max, [&](const ReplicaEntry& e) {
                 if (context.move_refused(e.partition, s, d)) return false;  // placed where it may not go

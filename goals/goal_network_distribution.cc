@@ -232,7 +232,14 @@ bool NetworkDistributionGoal::move_one(GoalContext& context, const Band& b, uint
         // (or, with keep_spread, its topic's spread would not hold), 1 its
         // topic's spread holds there, 2 not.
         std::vector<uint8_t> fit(partners.size());
+        // Partners a guard refuses outright (another rack) are left out of
+        // every replica's pass; asked once, when the first replica comes.
+        std::vector<uint8_t> open;
         walk(broker, partners[0], [&](const ReplicaEntry& e) {
+            if (open.empty()) {
+                open.resize(partners.size());
+                for (size_t i = 0; i < partners.size(); i++) open[i] = !context.moves_refused(broker, partners[i]);
+            }
             // The replica copies the same bytes to whichever partner takes
             // it: first to one where its topic's spread holds, so the topic
             // goal has less to mend afterwards (at a copy each). Each partner
@@ -246,7 +253,7 @@ bool NetworkDistributionGoal::move_one(GoalContext& context, const Band& b, uint
             for (size_t i = 0; i < partners.size(); i++) {
                 const uint32_t d = partners[i];
                 fit[i] = 0;
-                if (context.move_refused(e.partition, broker, d)) continue;
+                if (!open[i] || context.move_refused(e.partition, broker, d)) continue;
                 const bool keeps = topic.keeps(d);
                 if (keep_spread && !keeps) continue;
                 fit[i] = keeps ? 1 : 2;
@@ -260,6 +267,7 @@ bool NetworkDistributionGoal::move_one(GoalContext& context, const Band& b, uint
         return applied;
     }
     for (uint32_t s : partners) {
+        if (context.moves_refused(s, broker)) continue;  // each try would be refused (another rack)
         uint32_t refusals = 0;
         walk(s, broker, [&](const ReplicaEntry& e) {
             if (keep_spread && !keeps_topic_spread(state, e.partition, s, broker)) return false;

@@ -96,6 +96,12 @@ public:
         return rack_excess_change(state, p, s, d) > 0;
     }
 
+    /// Off a broker all of whose partitions are closed (rack_open), any
+    /// move to an eligible broker in another rack crowds that rack.
+    bool refuses_every_move(const PlanningState& state, uint32_t s, uint32_t d, const Load&) const override {
+        return state.broker(d).eligible && state.broker(s).rack != state.broker(d).rack && state.rack_open(s) == 0;
+    }
+
     void optimize(GoalContext& context) const override {
         PlanningState& state = context.state();
         for (uint32_t p = 0; p < state.partition_count(); p++) {

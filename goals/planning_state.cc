@@ -1,6 +1,7 @@
 #include "goals/planning_state.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 
 #include "goals/broker_stability.h"
@@ -29,6 +30,7 @@ PlanningState::PlanningState(const ClusterModel& model, const PlannerConfig& con
     _rack_eligible.assign(std::max<size_t>(1, _model.racks.size()), 0);
     for (const BrokerState& broker : _brokers) _rack_eligible[broker.rack] += broker.eligible;
     _rack_eligible_with_budget = _rack_eligible;
+    count_rack_open();
 }
 
 void PlanningState::build_brokers() {
@@ -317,6 +319,43 @@ void PlanningState::count_topics() {
             scratch[b] = 0;
         }
     }
+}
+
+bool PlanningState::rack_closed(uint32_t p) const {
+    const std::span<const uint32_t> holders = replicas(p);
+    const uint32_t limit = rack_limit(p);
+    // Too few replicas to give every rack with an eligible broker its limit
+    // (RF 3 over four racks): open, at a glance.
+    if (holders.size() < _eligible_racks.size() * limit) return false;
+    std::array<uint32_t, 8> racks;
+    if (holders.size() > racks.size()) return false;  // open: only a speed-up is lost
+    for (size_t i = 0; i < holders.size(); i++) racks[i] = _brokers[holders[i]].rack;
+    auto in_rack = [&](uint32_t rack) {
+        return static_cast<uint32_t>(std::count(racks.begin(), racks.begin() + holders.size(), rack));
+    };
+    for (uint32_t rack : _eligible_racks) {
+        if (in_rack(rack) < limit) return false;
+    }
+    for (size_t i = 0; i < holders.size(); i++) {
+        if (in_rack(racks[i]) > limit) return false;
+    }
+    return true;
+}
+
+void PlanningState::count_rack_open() {
+    _eligible_racks.clear();
+    for (uint32_t rack = 0; rack < _rack_eligible.size(); rack++) {
+        if (_rack_eligible[rack] > 0) _eligible_racks.push_back(rack);
+    }
+    _rack_open.clear();
+    if (_model.racks.size() < 2) return;  // no move changes rack
+    _rack_open.assign(_brokers.size(), 0);
+    for (uint32_t p = 0; p < partition_count(); p++) rack_open_add(p, +1);
+}
+
+void PlanningState::rack_open_add(uint32_t p, int32_t sign) {
+    if (_rack_open.empty() || rack_closed(p)) return;
+    for (uint32_t h : replicas(p)) _rack_open[h] += sign;
 }
 
 void PlanningState::index_add(uint32_t b) {

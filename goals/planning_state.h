@@ -245,6 +245,12 @@ public:
         if (_racks_usable == 0) return replica_count;
         return (replica_count + _racks_usable - 1) / _racks_usable;
     }
+    /// Partitions on `b` that a move to another rack might not crowd: all
+    /// but those closed, whose every rack with an eligible broker holds
+    /// rack_limit of their replicas and no rack more. Zero: the rack goal
+    /// refuses every move off `b` to an eligible broker in another rack (the
+    /// usual RF 3 over three racks). Kept only with two racks or more.
+    uint32_t rack_open(uint32_t b) const { return _rack_open.empty() ? 1 : _rack_open[b]; }
 
     // ------------------------------------------------------------ eligible brokers
     using LoadOrder = BrokerOrder<double>;
@@ -389,6 +395,10 @@ private:
     void index_add(uint32_t b);
     void topic_add(uint32_t t, uint32_t b, int32_t delta);
     void count_action(const Candidate& c, int32_t delta);
+    bool rack_closed(uint32_t p) const;
+    void count_rack_open();
+    /// Adds `sign` to rack_open of `p`'s holders if `p` is open.
+    void rack_open_add(uint32_t p, int32_t sign);
     /// What apply and undo_last do to the state, the Action apart.
     void apply_change(const Candidate& c);
     void undo_change();
@@ -438,6 +448,8 @@ private:
     std::vector<uint32_t> _broker_actions;  // per broker, see broker_actions()
     uint32_t _eligible_with_budget = 0;
     std::vector<uint32_t> _rack_eligible;              // per rack index
+    std::vector<uint32_t> _eligible_racks;             // racks with an eligible broker
+    std::vector<uint32_t> _rack_open;                  // per broker, see rack_open()
     std::vector<uint32_t> _rack_eligible_with_budget;  // per rack index
 
     std::vector<Action> _actions;

@@ -9,7 +9,9 @@
 #include <set>
 #include <vector>
 
+#include "goals/goal.h"
 #include "goals/planner_types.h"
+#include "goals/planning_state.h"
 #include "tests/goals/model_builder.h"
 
 namespace ballast::goals {
@@ -54,6 +56,56 @@ TEST(RackAwareGoal, MovesAReplicaOutOfACrowdedRack) {
     // The follower moves, the leader stays.
     EXPECT_EQ(result.actions[0].source, 2);
     EXPECT_EQ(result.actions[0].replicas_after, (std::vector<int32_t>{1, 3}));
+}
+
+/// RF 3 over three racks, one replica in each: the rack goal refuses every
+/// move off a broker to another rack, and says so per pair of brokers
+/// (refuses_every_move, so the searches skip the pair), never within a rack.
+/// Once a move crowds a rack (applied by hand, past the goal), the brokers
+/// holding that partition are open again; the undo closes them.
+TEST(RackAwareGoal, RefusesEveryMoveToAnotherRackWhenEachRackHoldsOneOfEachPartition) {
+    ModelBuilder builder(now_ms);
+    builder.racks({"a", "b", "c"});
+    for (int id = 1; id <= 6; id++) builder.broker(id, static_cast<uint32_t>((id - 1) % 3));  // racks a b c a b c
+    builder.topic("t");
+    builder.partition({1, 2, 3}, mib, mib);
+    builder.partition({4, 5, 6}, mib, mib);
+    builder.partition({1, 5, 6}, mib, mib);
+    const ClusterModel model = builder.build();
+    const PlannerConfig config = only({GoalKind::rack_aware});
+    PlanningState state(model, config, false);
+    const std::unique_ptr<Goal> rack = make_goal(GoalKind::rack_aware);
+    auto refused = [&](int32_t s, int32_t d) {
+        return rack->refuses_every_move(state, state.broker_index(s), state.broker_index(d), Load{});
+    };
+    for (int32_t s = 1; s <= 6; s++) {
+        EXPECT_EQ(state.rack_open(state.broker_index(s)), 0u) << "broker " << s;
+        for (int32_t d = 1; d <= 6; d++) {
+            if (d == s) continue;
+            EXPECT_EQ(refused(s, d), (s - 1) % 3 != (d - 1) % 3) << s << " -> " << d;
+        }
+    }
+    // t-0's replica on broker 2 (rack b) to broker 4 (rack a): rack a now
+    // holds two of t-0 and rack b none.
+    state.apply(state.move(0, state.broker_index(2), state.broker_index(4), false), GoalKind::rack_aware);
+    for (int32_t holder : {1, 3, 4}) {
+        EXPECT_GT(state.rack_open(state.broker_index(holder)), 0u) << "broker " << holder;
+        EXPECT_FALSE(refused(holder, 5)) << holder << " -> 5";
+    }
+    EXPECT_EQ(state.rack_open(state.broker_index(2)), 0u);
+    EXPECT_TRUE(refused(6, 4));
+    state.undo_last();
+    for (int32_t s = 1; s <= 6; s++) EXPECT_EQ(state.rack_open(state.broker_index(s)), 0u) << "broker " << s;
+    // Four racks for RF 3: some rack lacks each partition, nothing is refused per pair.
+    ModelBuilder four(now_ms);
+    four.racks({"a", "b", "c", "d"});
+    for (int id = 1; id <= 4; id++) four.broker(id, static_cast<uint32_t>(id - 1));
+    four.topic("t");
+    four.partition({1, 2, 3}, mib, mib);
+    const ClusterModel model4 = four.build();
+    PlanningState state4(model4, config, false);
+    EXPECT_GT(state4.rack_open(state4.broker_index(1)), 0u);
+    EXPECT_FALSE(rack->refuses_every_move(state4, state4.broker_index(1), state4.broker_index(4), Load{}));
 }
 
 TEST(RackAwareGoal, FewerRacksThanReplicasAsksOnlyForAnEvenSpread) {
