@@ -233,13 +233,9 @@ bool NetworkDistributionGoal::move_one(GoalContext& context, const Band& b, uint
         // topic's spread holds there, 2 not.
         std::vector<uint8_t> fit(partners.size());
         // Partners a guard refuses outright (another rack) are left out of
-        // every replica's pass; asked once, when the first replica comes.
-        std::vector<uint8_t> open;
+        // every replica's pass; asked once, when a pass first reaches them.
+        std::vector<uint8_t> open(partners.size(), 0);  // 0 not asked yet, 1 open, 2 refused
         walk(broker, partners[0], [&](const ReplicaEntry& e) {
-            if (open.empty()) {
-                open.resize(partners.size());
-                for (size_t i = 0; i < partners.size(); i++) open[i] = !context.moves_refused(broker, partners[i]);
-            }
             // The replica copies the same bytes to whichever partner takes
             // it: first to one where its topic's spread holds, so the topic
             // goal has less to mend afterwards (at a copy each). Each partner
@@ -253,7 +249,8 @@ bool NetworkDistributionGoal::move_one(GoalContext& context, const Band& b, uint
             for (size_t i = 0; i < partners.size(); i++) {
                 const uint32_t d = partners[i];
                 fit[i] = 0;
-                if (!open[i] || context.move_refused(e.partition, broker, d)) continue;
+                if (open[i] == 0) open[i] = context.moves_refused(broker, d) ? 2 : 1;
+                if (open[i] == 2 || context.move_refused(e.partition, broker, d)) continue;
                 const bool keeps = topic.keeps(d);
                 if (keep_spread && !keeps) continue;
                 fit[i] = keeps ? 1 : 2;
