@@ -348,7 +348,8 @@ void PlanningState::count_rack_open() {
         if (_rack_eligible[rack] > 0) _eligible_racks.push_back(rack);
     }
     _rack_open.clear();
-    if (_model.racks.size() < 2) return;  // no move changes rack
+    // Only the rack goal asks, and with one rack no move changes rack.
+    if (_model.racks.size() < 2 || !has_goal(_config, GoalKind::rack_aware)) return;
     _rack_open.assign(_brokers.size(), 0);
     for (uint32_t p = 0; p < partition_count(); p++) rack_open_add(p, +1);
 }
@@ -356,6 +357,12 @@ void PlanningState::count_rack_open() {
 void PlanningState::rack_open_add(uint32_t p, int32_t sign) {
     if (_rack_open.empty() || rack_closed(p)) return;
     for (uint32_t h : replicas(p)) _rack_open[h] += sign;
+}
+
+void PlanningState::rack_open_change(const Candidate& c, int32_t sign) {
+    if (c.kind == ActionKind::leader) return;
+    rack_open_add(c.partition, sign);
+    if (c.kind == ActionKind::swap) rack_open_add(c.swap_partition, sign);
 }
 
 void PlanningState::index_add(uint32_t b) {

@@ -249,7 +249,8 @@ public:
     /// but those closed, whose every rack with an eligible broker holds
     /// rack_limit of their replicas and no rack more. Zero: the rack goal
     /// refuses every move off `b` to an eligible broker in another rack (the
-    /// usual RF 3 over three racks). Kept only with two racks or more.
+    /// usual RF 3 over three racks). Kept only with two racks or more and
+    /// the rack goal running.
     uint32_t rack_open(uint32_t b) const { return _rack_open.empty() ? 1 : _rack_open[b]; }
 
     // ------------------------------------------------------------ eligible brokers
@@ -399,6 +400,8 @@ private:
     void count_rack_open();
     /// Adds `sign` to rack_open of `p`'s holders if `p` is open.
     void rack_open_add(uint32_t p, int32_t sign);
+    /// rack_open_add for the partitions whose holders `c` changes (none for a leader change).
+    void rack_open_change(const Candidate& c, int32_t sign);
     /// What apply and undo_last do to the state, the Action apart.
     void apply_change(const Candidate& c);
     void undo_change();

@@ -201,10 +201,7 @@ void PlanningState::apply_change(const Candidate& c) {
     uint32_t* slots = _replicas.data() + partition.replica_begin;
     // Holders change for a move or swap: the partitions' racks are judged
     // again once they stand (rack_open).
-    if (c.kind != ActionKind::leader) {
-        rack_open_add(c.partition, -1);
-        if (c.kind == ActionKind::swap) rack_open_add(c.swap_partition, -1);
-    }
+    rack_open_change(c, -1);
     switch (c.kind) {
         case ActionKind::move:
             undo.slot = slot_of(c.partition, c.source);
@@ -234,10 +231,7 @@ void PlanningState::apply_change(const Candidate& c) {
             std::rotate(slots, slots + undo.slot, slots + undo.slot + 1);
             break;
     }
-    if (c.kind != ActionKind::leader) {
-        rack_open_add(c.partition, +1);
-        if (c.kind == ActionKind::swap) rack_open_add(c.swap_partition, +1);
-    }
+    rack_open_change(c, +1);
     _leader[c.partition] = c.leader_after;
     _touched[c.partition]++;
     undo.source_load_before = _brokers[c.source].load;
@@ -257,10 +251,7 @@ void PlanningState::undo_change() {
     count_action(c, -1);
     const Partition& partition = _model.partitions[c.partition];
     uint32_t* slots = _replicas.data() + partition.replica_begin;
-    if (c.kind != ActionKind::leader) {
-        rack_open_add(c.partition, -1);
-        if (c.kind == ActionKind::swap) rack_open_add(c.swap_partition, -1);
-    }
+    rack_open_change(c, -1);
     restore_broker(c.source, undo.source_load_before, -c.replica_delta[0], -c.leader_delta[0]);
     restore_broker(c.destination, undo.destination_load_before, -c.replica_delta[1], -c.leader_delta[1]);
     _eligible_load = undo.eligible_load_before;
@@ -286,10 +277,7 @@ void PlanningState::undo_change() {
             std::rotate(slots, slots + 1, slots + undo.slot + 1);
             break;
     }
-    if (c.kind != ActionKind::leader) {
-        rack_open_add(c.partition, +1);
-        if (c.kind == ActionKind::swap) rack_open_add(c.swap_partition, +1);
-    }
+    rack_open_change(c, +1);
     _leader[c.partition] = undo.leader_before;
     _touched[c.partition]--;
 }
