@@ -26,6 +26,31 @@ using testing::BallastProcess;
 
 std::string topic_name(const std::string& base) { return "ballast-run-" + base + "-" + std::to_string(::getpid()); }
 
+/// The lines of `text` from offset `from` on that hold `mark`.
+std::vector<std::string> lines_with(const std::string& text, const std::string& mark, size_t from = 0) {
+    std::vector<std::string> lines;
+    for (size_t at = text.find(mark, from); at != std::string::npos;) {
+        const size_t start = text.rfind('\n', at) + 1;
+        const size_t end = text.find('\n', at);
+        lines.push_back(text.substr(start, end - start));
+        if (end == std::string::npos) break;
+        at = text.find(mark, end);
+    }
+    return lines;
+}
+
+/// Ballast's log lines about `topic`'s actions (planned, submitted, completed,
+/// failed), the last `lines_max` of them: a failure message short enough to
+/// survive a test runner that keeps only the end of a long output.
+std::string topic_actions_in(const std::string& log, const std::string& topic, size_t lines_max = 40) {
+    const std::vector<std::string> lines = lines_with(log, " " + topic + "-");
+    std::string out;
+    for (size_t i = lines.size() > lines_max ? lines.size() - lines_max : 0; i < lines.size(); i++) {
+        out += lines[i] + "\n";
+    }
+    return out;
+}
+
 /// What the journal says about one action.
 struct JournaledAction {
     uint64_t id = 0;
@@ -118,8 +143,8 @@ TEST_F(RunOnKafka, SkewOnOneBrokerIsSpreadAcrossTheThree) {
         return std::all_of(counts.begin(), counts.end(), [](const auto& c) { return c.second >= 4 && c.second <= 7; }) &&
                reassigning(topic).empty();
     };
-    ASSERT_TRUE(testing::eventually(spread, 180'000)) << "broker counts never reached 4-7 each; ballast's log:\n"
-                                                      << ballast.log();
+    ASSERT_TRUE(testing::eventually(spread, 180'000)) << "broker counts never reached 4-7 each; its actions:\n"
+                                                      << topic_actions_in(ballast.log(), topic);
     // Quiet once spread: two more detect intervals move none of its partitions
     // (leaders of other topics may still be evened out: the spread changed who leads).
     // The band is reached before the last move of the plan is released (7/5/4
@@ -137,12 +162,32 @@ TEST_F(RunOnKafka, SkewOnOneBrokerIsSpreadAcrossTheThree) {
         std::this_thread::sleep_for(std::chrono::milliseconds(4'500));
         return count_submits(ballast.log()) == at_start && spread();
     };
-    ASSERT_TRUE(testing::eventually(settled, 60'000)) << "its partitions kept moving once spread";
+    ASSERT_TRUE(testing::eventually(settled, 60'000)) << "its partitions kept moving once spread:\n"
+                                                      << topic_actions_in(ballast.log(), topic);
     const size_t before = count_submits(ballast.log());
     std::this_thread::sleep_for(std::chrono::seconds(9));
-    EXPECT_EQ(count_submits(ballast.log()), before) << "moves after the topic was spread; ballast's log:\n"
-                                                    << ballast.log();
+    EXPECT_EQ(count_submits(ballast.log()), before) << "moves after the topic was spread:\n"
+                                                    << topic_actions_in(ballast.log(), topic);
     EXPECT_TRUE(spread());
+    // A move submitted since then is not stopped halfway: the stop comes once
+    // each of the topic's actions has ended in the log.
+    auto ended = [&] {
+        const std::string log = ballast.log();
+        for (const std::string& line : lines_with(log, "submitted action ")) {
+            if (line.find(" " + topic + "-") == std::string::npos) continue;
+            const size_t from = line.find("submitted action ") + 17;
+            const std::string id = line.substr(from, line.find(' ', from) - from);
+            if (log.find("completed action " + id + ":") == std::string::npos &&
+                log.find("action " + id + " failed") == std::string::npos &&
+                log.find("action " + id + " timed out") == std::string::npos &&
+                log.find("action " + id + " cancelled") == std::string::npos) {
+                return false;
+            }
+        }
+        return true;
+    };
+    EXPECT_TRUE(testing::eventually(ended, 60'000)) << "an action of the topic never ended:\n"
+                                                    << topic_actions_in(ballast.log(), topic);
     producer.stop();
     EXPECT_EQ(ballast.terminate(), 0) << "a clean stop on SIGTERM";
     EXPECT_TRUE(ballast.log().find("stopped cleanly") != std::string::npos);
@@ -150,12 +195,16 @@ TEST_F(RunOnKafka, SkewOnOneBrokerIsSpreadAcrossTheThree) {
     const Journal j = read_journal(journal());
     const auto moves = moves_of(j, topic);
     EXPECT_GE(moves.size(), 8u) << "at least 8 of the 16 partitions had to leave broker 1";
+    std::string never_completed;
     for (const auto& [partition, list] : moves) {
         for (const JournaledAction* a : list) {
-            EXPECT_GE(a->completed_ms, 0) << "action " << a->id << " never completed";
+            if (a->completed_ms < 0) never_completed += " " + std::to_string(a->id);
             EXPECT_EQ(a->attempts, std::vector<uint32_t>{1}) << "action " << a->id;
         }
     }
+    EXPECT_TRUE(never_completed.empty()) << "actions that never completed:" << never_completed
+                                         << "; the topic's actions in the log:\n"
+                                         << topic_actions_in(ballast.log(), topic);
     expect_cooldowns_kept(j, topic);
     // The journal explains itself: a replay decides the same.
     testing::CommandOutput replay;
@@ -299,14 +348,6 @@ TEST_F(RunOnKafka, ACrashMidBatchReconcilesAndSubmitsNothingTwice) {
     auto partition_in = [&](const std::string& line) {
         const size_t m = line.find(move);
         return m == std::string::npos ? -1 : std::stoi(line.substr(m + move.size()));
-    };
-    auto lines_with = [](const std::string& text, const std::string& mark, size_t from) {
-        std::vector<std::string> lines;
-        for (size_t at = text.find(mark, from); at != std::string::npos; at = text.find(mark, at + 1)) {
-            const size_t start = text.rfind('\n', at) + 1;
-            lines.push_back(text.substr(start, text.find('\n', at) - start));
-        }
-        return lines;
     };
     // "action N: in flight before the restart (MOVE topic-P ...); ..." -> N, P
     std::vector<std::string> adopted;
