@@ -185,6 +185,9 @@ void prepare_ascending(const PlanningState& state, uint32_t broker, ReplicaList&
 }
 
 Load least_load_ascending(const PlanningState& state, uint32_t broker, ReplicaList& list, uint32_t tries_max) {
+    if (list.least_known && list.least_epoch == state.holder_epoch(broker) && list.least_tries_max == tries_max) {
+        return list.least;
+    }
     prepare_ascending(state, broker, list);
     Load least = no_load_yet;
     uint32_t tries = 0;
@@ -194,6 +197,10 @@ Load least_load_ascending(const PlanningState& state, uint32_t broker, ReplicaLi
         tries++;
         least = least_of(least, state.replica_load_on(p, broker));
     }
+    list.least = least;
+    list.least_tries_max = tries_max;
+    list.least_epoch = state.holder_epoch(broker);
+    list.least_known = true;
     return least;
 }
 

@@ -102,6 +102,14 @@ struct ReplicaList {
     size_t stale_skipped = 0;
     /// The resource whose load the entries keep (ReplicaEntry::load), if any.
     std::optional<Resource> kept_load;
+    /// least_load_ascending's last answer, for `least_tries_max` tries, and
+    /// the broker's PlanningState::holder_epoch it was found at: a search
+    /// asks it of each partner at each step, and only an action touching one
+    /// of the broker's partitions changes it.
+    Load least{};
+    uint32_t least_tries_max = 0;
+    uint64_t least_epoch = 0;
+    bool least_known = false;
 
     /// Entry `i` (< entries.size()) in its final place, sorting as far as needed.
     const ReplicaEntry& at(size_t i) {

@@ -122,6 +122,7 @@ void PlanningState::build_overlay() {
     _leader.assign(partition_count, no_leader);
     _fixed.assign(partition_count, 0);
     _touched.assign(partition_count, 0);
+    _holder_epoch.assign(_brokers.size(), 0);
     // One estimate per partition per plan: a few flops each, and the flags
     // cost a byte a partition only where copies are throttled.
     const bool throttled = _config.flavor == Flavor::apache && _config.replication_throttle_bytes_per_s > 0;
@@ -363,6 +364,14 @@ void PlanningState::rack_open_change(const Candidate& c, int32_t sign) {
     if (c.kind == ActionKind::leader) return;
     rack_open_add(c.partition, sign);
     if (c.kind == ActionKind::swap) rack_open_add(c.swap_partition, sign);
+}
+
+void PlanningState::holders_changed(const Candidate& c) {
+    for (uint32_t h : replicas(c.partition)) _holder_epoch[h]++;
+    _holder_epoch[c.destination]++;  // a move's: holds it after, not before
+    if (c.kind == ActionKind::swap) {
+        for (uint32_t h : replicas(c.swap_partition)) _holder_epoch[h]++;
+    }
 }
 
 void PlanningState::index_add(uint32_t b) {

@@ -252,6 +252,10 @@ public:
     /// usual RF 3 over three racks). Kept only with two racks or more and
     /// the rack goal running.
     uint32_t rack_open(uint32_t b) const { return _rack_open.empty() ? 1 : _rack_open[b]; }
+    /// Changes whenever an action touches (or an undo untouches) a partition
+    /// `b` holds before or after it: what a search remembers about the
+    /// movable replicas on `b` holds as long as this does.
+    uint64_t holder_epoch(uint32_t b) const { return _holder_epoch[b]; }
 
     // ------------------------------------------------------------ eligible brokers
     using LoadOrder = BrokerOrder<double>;
@@ -402,6 +406,9 @@ private:
     void rack_open_add(uint32_t p, int32_t sign);
     /// rack_open_add for the partitions whose holders `c` changes (none for a leader change).
     void rack_open_change(const Candidate& c, int32_t sign);
+    /// Moves holder_epoch on for the holders of the partitions `c` changes,
+    /// and its destination (called before an apply and after an undo).
+    void holders_changed(const Candidate& c);
     /// What apply and undo_last do to the state, the Action apart.
     void apply_change(const Candidate& c);
     void undo_change();
@@ -453,6 +460,7 @@ private:
     std::vector<uint32_t> _rack_eligible;              // per rack index
     std::vector<uint32_t> _eligible_racks;             // racks with an eligible broker
     std::vector<uint32_t> _rack_open;                  // per broker, see rack_open()
+    std::vector<uint64_t> _holder_epoch;               // per broker, see holder_epoch()
     std::vector<uint32_t> _rack_eligible_with_budget;  // per rack index
 
     std::vector<Action> _actions;

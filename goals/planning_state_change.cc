@@ -202,6 +202,7 @@ void PlanningState::apply_change(const Candidate& c) {
     // Holders change for a move or swap: the partitions' racks are judged
     // again once they stand (rack_open).
     rack_open_change(c, -1);
+    holders_changed(c);  // before: the holders that lose an untouched replica
     switch (c.kind) {
         case ActionKind::move:
             undo.slot = slot_of(c.partition, c.source);
@@ -278,6 +279,7 @@ void PlanningState::undo_change() {
             break;
     }
     rack_open_change(c, +1);
+    holders_changed(c);  // after: the holders that get an untouched replica back
     _leader[c.partition] = undo.leader_before;
     _touched[c.partition]--;
 }

@@ -1,0 +1,98 @@
+// The searches' shared helpers (goals/goal_search.h) against a hand-built
+// state: what they remember between calls holds only while the state does.
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "goals/goal_search.h"
+#include "goals/planner_types.h"
+#include "goals/planning_state.h"
+#include "tests/goals/model_builder.h"
+
+namespace ballast::goals {
+namespace {
+
+using test_support::mib;
+using test_support::ModelBuilder;
+using test_support::only;
+
+constexpr int64_t now_ms = 100'000;
+
+ClusterModel four_brokers() {
+    ModelBuilder builder(now_ms);
+    for (int id = 1; id <= 4; id++) builder.broker(id);
+    builder.topic("t");
+    builder.partition({2, 1}, 0.5 * mib, 0);  // 0: followed on broker 1, led on 2
+    builder.partition({1}, 1 * mib, 0);       // 1
+    builder.partition({1}, 2 * mib, 0);       // 2
+    builder.partition({3}, 5 * mib, 0);       // 3
+    return builder.build();
+}
+
+constexpr uint32_t broker_1 = 0;  // indices: brokers by id
+constexpr uint32_t broker_2 = 1;
+constexpr uint32_t broker_3 = 2;
+constexpr uint32_t broker_4 = 3;
+
+/// least_load_ascending answers from what it found while none of the
+/// broker's partitions is touched, and anew once one is: moved between two
+/// other holders of it, or moved off it.
+TEST(ReplicaLists, LeastLoadIsFoundAnewOnceAnActionTouchesOneOfTheBrokersPartitions) {
+    const ClusterModel model = four_brokers();
+    PlanningState state(model, only({GoalKind::replica_count_distribution}), false);
+    ReplicaLists lists(state, network_key(), false, ListFor::moves);
+    auto least_in = [&](uint32_t broker) {
+        return least_load_ascending(state, broker, lists.of(broker), 1).bytes_in_per_s;
+    };
+
+    ASSERT_DOUBLE_EQ(least_in(broker_1), 0.5 * mib);
+    ASSERT_DOUBLE_EQ(least_in(broker_1), 0.5 * mib);
+    ASSERT_DOUBLE_EQ(least_in(broker_3), 5 * mib);
+    // Partition 0 moves from broker 2 to 4: broker 1 still follows it, but
+    // a touched partition moves no more this plan.
+    state.apply(state.move(0, broker_2, broker_4, false), GoalKind::replica_count_distribution);
+    EXPECT_DOUBLE_EQ(least_in(broker_1), 1 * mib);
+    // Partition 1 leaves broker 1.
+    state.apply(state.move(1, broker_1, broker_3, false), GoalKind::replica_count_distribution);
+    EXPECT_DOUBLE_EQ(least_in(broker_1), 2 * mib);
+    // Broker 3 got a touched partition: its own are as they were.
+    EXPECT_DOUBLE_EQ(least_in(broker_3), 5 * mib);
+}
+
+/// What the searches key their memory on: a broker's holder_epoch moves
+/// when an action, or its undo, touches a partition it holds before or
+/// after, and stays for a broker that holds none of them.
+TEST(PlanningState, HolderEpochMovesForEachHolderOfATouchedPartitionOnApplyAndUndo) {
+    const ClusterModel model = four_brokers();
+    PlanningState state(model, only({GoalKind::replica_count_distribution}), false);
+    auto epochs = [&] {
+        std::vector<uint64_t> out;
+        for (uint32_t b = 0; b < state.broker_count(); b++) out.push_back(state.holder_epoch(b));
+        return out;
+    };
+    std::vector<uint64_t> before = epochs();
+    state.apply(state.move(0, broker_2, broker_4, false), GoalKind::replica_count_distribution);
+    std::vector<uint64_t> after = epochs();
+    EXPECT_NE(after[broker_1], before[broker_1]) << "the other holder";
+    EXPECT_NE(after[broker_2], before[broker_2]) << "the source";
+    EXPECT_NE(after[broker_4], before[broker_4]) << "the destination";
+    EXPECT_EQ(after[broker_3], before[broker_3]) << "holds none of it";
+    before = after;
+    state.undo_last();
+    after = epochs();
+    EXPECT_NE(after[broker_1], before[broker_1]);
+    EXPECT_NE(after[broker_2], before[broker_2]);
+    EXPECT_NE(after[broker_4], before[broker_4]);
+    EXPECT_EQ(after[broker_3], before[broker_3]);
+    // A leader change touches the partition too.
+    before = after;
+    state.apply(state.leader_change(0, broker_2, broker_1), GoalKind::replica_count_distribution);
+    after = epochs();
+    EXPECT_NE(after[broker_1], before[broker_1]);
+    EXPECT_NE(after[broker_2], before[broker_2]);
+    EXPECT_EQ(after[broker_3], before[broker_3]);
+}
+
+}  // namespace
+}  // namespace ballast::goals
