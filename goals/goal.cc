@@ -91,8 +91,16 @@ bool GoalContext::placement_allows(const Candidate& c) const {
 }
 
 bool GoalContext::moves_refused(uint32_t s, uint32_t d, const Load& least) const {
-    for (const Goal* guard : _guards) {
-        if (guard->refuses_every_move(_state, s, d, least)) return true;
+    // The guard that refused last is asked first: a search's refusals come
+    // in runs from one guard (a load goal whose band the walk's partners
+    // stand at the edge of), and the answer is the same in any order.
+    const size_t count = _guards.size();
+    for (size_t i = 0; i < count; i++) {
+        const size_t at = (_last_move_refuser + i) % count;
+        if (_guards[at]->refuses_every_move(_state, s, d, least)) {
+            _last_move_refuser = at;
+            return true;
+        }
     }
     return false;
 }

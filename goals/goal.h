@@ -130,6 +130,7 @@ private:
     Findings& _findings;
     const Goal* _last_refusal = nullptr;
     std::vector<BrokerChange> _net;  // try_apply_group's, reused from group to group
+    mutable size_t _last_move_refuser = 0;  // index in _guards, see moves_refused
 };
 
 class Goal {
