@@ -19,6 +19,7 @@ GoalContext::GoalContext(PlanningState& state, GoalKind goal, std::vector<const 
     : _state(state), _goal(goal), _guards(std::move(guards)), _findings(findings) {
     for (const Goal* guard : _guards) {
         if (guard->judges_placement()) _placement_guards.push_back(guard);
+        if (guard->refuses_pairs()) _pair_guards.push_back(guard);
     }
 }
 
@@ -94,10 +95,10 @@ bool GoalContext::moves_refused(uint32_t s, uint32_t d, const Load& least) const
     // The guard that refused last is asked first: a search's refusals come
     // in runs from one guard (a load goal whose band the walk's partners
     // stand at the edge of), and the answer is the same in any order.
-    const size_t count = _guards.size();
+    const size_t count = _pair_guards.size();
     for (size_t i = 0; i < count; i++) {
         const size_t at = (_last_move_refuser + i) % count;
-        if (_guards[at]->refuses_every_move(_state, s, d, least)) {
+        if (_pair_guards[at]->refuses_every_move(_state, s, d, least)) {
             _last_move_refuser = at;
             return true;
         }
@@ -106,7 +107,7 @@ bool GoalContext::moves_refused(uint32_t s, uint32_t d, const Load& least) const
 }
 
 bool GoalContext::gives_refused(uint32_t s, const Load& least) const {
-    for (const Goal* guard : _guards) {
+    for (const Goal* guard : _pair_guards) {
         if (guard->refuses_giving(_state, s, least)) return true;
     }
     return false;

@@ -127,10 +127,11 @@ private:
     GoalKind _goal;
     std::vector<const Goal*> _guards;
     std::vector<const Goal*> _placement_guards;  // those of _guards that judge placement
+    std::vector<const Goal*> _pair_guards;       // those of _guards that refuse pairs (refuses_pairs)
     Findings& _findings;
     const Goal* _last_refusal = nullptr;
     std::vector<BrokerChange> _net;  // try_apply_group's, reused from group to group
-    mutable size_t _last_move_refuser = 0;  // index in _guards, see moves_refused
+    mutable size_t _last_move_refuser = 0;  // index in _pair_guards, see moves_refused
 };
 
 class Goal {
@@ -163,6 +164,11 @@ public:
                                     const Load& /*least*/) const {
         return false;
     }
+    /// Does this goal answer refuses_every_move or refuses_giving? A goal
+    /// that overrides either says so here, or GoalContext never asks it: the
+    /// searches ask millions of times, most guards have nothing to say, and
+    /// each asking is a virtual call.
+    virtual bool refuses_pairs() const { return false; }
     /// Would it refuse every move off `s` of a replica whose load is at
     /// least `least`, whatever the destination (by `s`'s side alone)? Then
     /// refuses_every_move holds for every `d`: a search that offers one

@@ -76,6 +76,7 @@ public:
         return accepts_changes(state, net);
     }
 
+    bool refuses_pairs() const override { return true; }
     /// Every move adds one replica to `d`.
     bool refuses_every_move(const PlanningState& state, uint32_t s, uint32_t d, const Load&) const override {
         return !accepts_changes(state, move_count_changes(s, d));

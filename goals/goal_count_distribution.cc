@@ -109,6 +109,7 @@ public:
             [](const BrokerChange& change) { return change.replica_delta; });
     }
 
+    bool refuses_pairs() const override { return true; }
     /// Every move changes the two counts the same way.
     bool refuses_every_move(const PlanningState& state, uint32_t s, uint32_t d, const Load&) const override {
         return !accepts_changes(state, move_count_changes(s, d));

@@ -96,6 +96,7 @@ public:
         return rack_excess_change(state, p, s, d) > 0;
     }
 
+    bool refuses_pairs() const override { return true; }
     /// Off a broker all of whose partitions are closed (rack_open), any
     /// move to an eligible broker in another rack crowds that rack.
     bool refuses_every_move(const PlanningState& state, uint32_t s, uint32_t d, const Load&) const override {

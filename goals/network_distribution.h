@@ -242,6 +242,7 @@ public:
         return !(b.fine(before) && b.excess(after) > b.tolerance) && !(std::abs(after - b.mean) > deviation_limit);
     }
 
+    bool refuses_pairs() const override { return true; }
     /// A move of load x from `s` to `d` lowers `s` by x and raises `d` by x
     /// (its divisor apart). Each broker's rules (broker_keeps), once broken
     /// by some x, stay broken for every larger x, in floating point too: a
