@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,27 +26,6 @@
 
 namespace ballast::goals {
 namespace {
-
-/// Rack excess of `p` as it stands: quadratic in RF, which is small.
-uint32_t rack_excess(const PlanningState& state, uint32_t p) {
-    std::span<const uint32_t> slots = state.replicas(p);
-    if (slots.size() <= 1) return 0;  // one replica never crowds a rack
-    const uint32_t limit = state.rack_limit(p);
-    uint32_t excess = 0;
-    for (size_t i = 0; i < slots.size(); i++) {
-        // Count each rack once: at its first slot.
-        const uint32_t rack = state.broker(slots[i]).rack;
-        bool first = true;
-        uint32_t same = 0;
-        for (size_t j = 0; j < slots.size() && first; j++) {
-            if (state.broker(slots[j]).rack != rack) continue;
-            first = j >= i;
-            same++;
-        }
-        if (first && same > limit) excess += same - limit;
-    }
-    return excess;
-}
 
 /// How the excess of `p` changes when its replica on `from` goes to `to`:
 /// only the two racks involved change, so one pass over the replicas.
@@ -69,9 +49,10 @@ public:
     RackAwareGoal() : Goal(GoalKind::rack_aware) {}
 
     bool satisfied(const PlanningState& state) const override {
+        if (const std::optional<uint32_t> crowded = state.rack_crowded()) return *crowded == 0;
         for (uint32_t p = 0; p < state.partition_count(); p++) {
             if (state.excluded(p)) continue;
-            if (rack_excess(state, p) > 0) return false;
+            if (state.rack_excess(p) > 0) return false;
         }
         return true;
     }
@@ -107,7 +88,7 @@ public:
         PlanningState& state = context.state();
         for (uint32_t p = 0; p < state.partition_count(); p++) {
             if (!context.budget_left()) return;
-            if (state.excluded(p) || rack_excess(state, p) == 0) continue;
+            if (state.excluded(p) || state.rack_excess(p) == 0) continue;
             if (!state.movable(p)) continue;  // in flight or cooling down: next round
             if (!state.copyable(p)) {
                 // Only a move repairs a rack, and this one would never finish.
@@ -127,7 +108,7 @@ private:
         const uint32_t replica_count = state.partition(p).replica_count;
         // One move lowers the excess by one; the excess is < RF.
         for (uint32_t step = 0; step < replica_count; step++) {
-            if (rack_excess(state, p) == 0 || !state.movable(p)) return;
+            if (state.rack_excess(p) == 0 || !state.movable(p)) return;
             const Repair result = repair_once(context, p);
             if (result == Repair::out_of_budget) return;  // next plan
             if (result == Repair::impossible) {

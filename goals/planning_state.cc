@@ -349,6 +349,7 @@ void PlanningState::count_rack_open() {
         if (_rack_eligible[rack] > 0) _eligible_racks.push_back(rack);
     }
     _rack_open.clear();
+    _rack_crowded = 0;
     // Only the rack goal asks, and with one rack no move changes rack.
     if (_model.racks.size() < 2 || !has_goal(_config, GoalKind::rack_aware)) return;
     _rack_open.assign(_brokers.size(), 0);
@@ -356,8 +357,30 @@ void PlanningState::count_rack_open() {
 }
 
 void PlanningState::rack_open_add(uint32_t p, int32_t sign) {
-    if (_rack_open.empty() || rack_closed(p)) return;
+    if (_rack_open.empty()) return;
+    if (!excluded(p) && rack_excess(p) > 0) _rack_crowded += sign;
+    if (rack_closed(p)) return;
     for (uint32_t h : replicas(p)) _rack_open[h] += sign;
+}
+
+uint32_t PlanningState::rack_excess(uint32_t p) const {
+    const std::span<const uint32_t> holders = replicas(p);
+    if (holders.size() <= 1) return 0;  // one replica never crowds a rack
+    const uint32_t limit = rack_limit(p);
+    uint32_t excess = 0;
+    for (size_t i = 0; i < holders.size(); i++) {
+        // Count each rack once: at its first holder.
+        const uint32_t rack = _brokers[holders[i]].rack;
+        bool first = true;
+        uint32_t same = 0;
+        for (size_t j = 0; j < holders.size() && first; j++) {
+            if (_brokers[holders[j]].rack != rack) continue;
+            first = j >= i;
+            same++;
+        }
+        if (first && same > limit) excess += same - limit;
+    }
+    return excess;
 }
 
 void PlanningState::rack_open_change(const Candidate& c, int32_t sign) {

@@ -30,6 +30,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -252,6 +253,14 @@ public:
     /// usual RF 3 over three racks). Kept only with two racks or more and
     /// the rack goal running.
     uint32_t rack_open(uint32_t b) const { return _rack_open.empty() ? 1 : _rack_open[b]; }
+    /// Replicas of `p` beyond rack_limit in their racks, summed over its racks.
+    uint32_t rack_excess(uint32_t p) const;
+    /// Partitions, excluded ones aside, with a rack excess: kept with
+    /// rack_open, so the rack goal's satisfied needs no pass over every
+    /// partition at each plan's start and end. Empty when not kept.
+    std::optional<uint32_t> rack_crowded() const {
+        return _rack_open.empty() ? std::nullopt : std::optional<uint32_t>(_rack_crowded);
+    }
     /// Changes whenever an action touches (or an undo untouches) a partition
     /// `b` holds before or after it: what a search remembers about the
     /// movable replicas on `b` holds as long as this does.
@@ -402,7 +411,8 @@ private:
     void count_action(const Candidate& c, int32_t delta);
     bool rack_closed(uint32_t p) const;
     void count_rack_open();
-    /// Adds `sign` to rack_open of `p`'s holders if `p` is open.
+    /// Adds `sign` to rack_open of `p`'s holders if `p` is open, and to
+    /// rack_crowded if `p` has a rack excess.
     void rack_open_add(uint32_t p, int32_t sign);
     /// rack_open_add for the partitions whose holders `c` changes (none for a leader change).
     void rack_open_change(const Candidate& c, int32_t sign);
@@ -461,6 +471,7 @@ private:
     std::vector<uint32_t> _eligible_racks;             // racks with an eligible broker
     std::vector<uint32_t> _rack_open;                  // per broker, see rack_open()
     std::vector<uint64_t> _holder_epoch;               // per broker, see holder_epoch()
+    uint32_t _rack_crowded = 0;                        // see rack_crowded()
     std::vector<uint32_t> _rack_eligible_with_budget;  // per rack index
 
     std::vector<Action> _actions;

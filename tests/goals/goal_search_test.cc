@@ -1,10 +1,13 @@
-// The searches' shared helpers (goals/goal_search.h) against a hand-built
-// state: what they remember between calls holds only while the state does.
+// What the planning state keeps up to date through actions, and what the
+// searches' shared helpers (goals/goal_search.h) remember between calls,
+// against hand-built states: each holds only while the state does.
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <vector>
 
+#include "goals/goal.h"
 #include "goals/goal_search.h"
 #include "goals/planner_types.h"
 #include "goals/planning_state.h"
@@ -92,6 +95,54 @@ TEST(PlanningState, HolderEpochMovesForEachHolderOfATouchedPartitionOnApplyAndUn
     EXPECT_NE(after[broker_1], before[broker_1]);
     EXPECT_NE(after[broker_2], before[broker_2]);
     EXPECT_EQ(after[broker_3], before[broker_3]);
+}
+
+/// The partitions with a rack excess, kept through moves and undos (for the
+/// rack goal's satisfied), agree with a pass over every partition: a move
+/// that crowds a rack, one that mends a crowded partition, their undos; an
+/// excluded partition never counts.
+TEST(PlanningState, RackCrowdedAgreesWithAPassOverThePartitionsThroughMovesAndUndos) {
+    ModelBuilder builder(now_ms);
+    builder.racks({"a", "b", "c"});
+    for (int id = 1; id <= 6; id++) builder.broker(id, static_cast<uint32_t>((id - 1) % 3));  // racks a b c a b c
+    builder.topic("t");
+    builder.partition({1, 2, 3}, mib, 0);  // 0: one in each rack
+    builder.partition({1, 4, 2}, mib, 0);  // 1: two in rack a
+    builder.partition({2, 5, 3}, mib, 0);  // 2: two in rack b
+    builder.topic("u");
+    builder.partition({3, 6, 1}, mib, 0).excluded = true;  // crowded, excluded
+    const ClusterModel model = builder.build();
+    PlanningState state(model, only({GoalKind::rack_aware}), false);
+    const std::unique_ptr<Goal> rack = make_goal(GoalKind::rack_aware);
+    auto pass = [&] {
+        uint32_t crowded = 0;
+        for (uint32_t p = 0; p < state.partition_count(); p++) crowded += !state.excluded(p) && state.rack_excess(p) > 0;
+        return crowded;
+    };
+    auto index = [&](int32_t id) { return state.broker_index(id); };
+    ASSERT_TRUE(state.rack_crowded().has_value());
+    EXPECT_EQ(*state.rack_crowded(), 2u);
+    EXPECT_EQ(pass(), 2u);
+    EXPECT_FALSE(rack->satisfied(state));
+    // Partition 0's replica on broker 3 (rack c) to broker 4 (rack a): crowded.
+    state.apply(state.move(0, index(3), index(4), false), GoalKind::rack_aware);
+    EXPECT_EQ(*state.rack_crowded(), 3u);
+    EXPECT_EQ(pass(), 3u);
+    // Partitions 1 and 2 mended: rack a's second replica to c, rack b's to a.
+    state.apply(state.move(1, index(4), index(6), false), GoalKind::rack_aware);
+    state.apply(state.move(2, index(5), index(4), false), GoalKind::rack_aware);
+    EXPECT_EQ(*state.rack_crowded(), 1u);
+    EXPECT_EQ(pass(), 1u);
+    state.undo_last();
+    state.undo_last();
+    state.undo_last();
+    EXPECT_EQ(*state.rack_crowded(), 2u);
+    EXPECT_EQ(pass(), 2u);
+    // Mended without partition 0's crowding: satisfied, the excluded one aside.
+    state.apply(state.move(1, index(4), index(6), false), GoalKind::rack_aware);
+    state.apply(state.move(2, index(5), index(4), false), GoalKind::rack_aware);
+    EXPECT_EQ(*state.rack_crowded(), 0u);
+    EXPECT_TRUE(rack->satisfied(state));
 }
 
 }  // namespace
