@@ -39,8 +39,8 @@ constexpr uint32_t broker_3 = 2;
 constexpr uint32_t broker_4 = 3;
 
 /// least_load_ascending answers from what it found while none of the
-/// broker's partitions is touched, and anew once one is: moved between two
-/// other holders of it, or moved off it.
+/// broker's partitions is touched, and anew once one is: its replica on
+/// another holder moved, or its replica on the broker moved off.
 TEST(ReplicaLists, LeastLoadIsFoundAnewOnceAnActionTouchesOneOfTheBrokersPartitions) {
     const ClusterModel model = four_brokers();
     PlanningState state(model, only({GoalKind::replica_count_distribution}), false);
