@@ -43,7 +43,8 @@ constexpr uint32_t broker_4 = 3;
 /// another holder moved, or its replica on the broker moved off.
 TEST(ReplicaLists, LeastLoadIsFoundAnewOnceAnActionTouchesOneOfTheBrokersPartitions) {
     const ClusterModel model = four_brokers();
-    PlanningState state(model, only({GoalKind::replica_count_distribution}), false);
+    const PlannerConfig config = only({GoalKind::replica_count_distribution});  // the state keeps a reference
+    PlanningState state(model, config, false);
     ReplicaLists lists(state, network_key(), false, ListFor::moves);
     auto least_in = [&](uint32_t broker) {
         return least_load_ascending(state, broker, lists.of(broker), 1).bytes_in_per_s;
@@ -68,7 +69,8 @@ TEST(ReplicaLists, LeastLoadIsFoundAnewOnceAnActionTouchesOneOfTheBrokersPartiti
 /// after, and stays for a broker that holds none of them.
 TEST(PlanningState, HolderEpochMovesForEachHolderOfATouchedPartitionOnApplyAndUndo) {
     const ClusterModel model = four_brokers();
-    PlanningState state(model, only({GoalKind::replica_count_distribution}), false);
+    const PlannerConfig config = only({GoalKind::replica_count_distribution});  // the state keeps a reference
+    PlanningState state(model, config, false);
     auto epochs = [&] {
         std::vector<uint64_t> out;
         for (uint32_t b = 0; b < state.broker_count(); b++) out.push_back(state.holder_epoch(b));
@@ -112,7 +114,8 @@ TEST(PlanningState, RackCrowdedAgreesWithAPassOverThePartitionsThroughMovesAndUn
     builder.topic("u");
     builder.partition({3, 6, 1}, mib, 0).excluded = true;  // crowded, excluded
     const ClusterModel model = builder.build();
-    PlanningState state(model, only({GoalKind::rack_aware}), false);
+    const PlannerConfig config = only({GoalKind::rack_aware});
+    PlanningState state(model, config, false);
     const std::unique_ptr<Goal> rack = make_goal(GoalKind::rack_aware);
     auto pass = [&] {
         uint32_t crowded = 0;
