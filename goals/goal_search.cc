@@ -185,7 +185,7 @@ void prepare_ascending(const PlanningState& state, uint32_t broker, ReplicaList&
 }
 
 Load least_load_ascending(const PlanningState& state, uint32_t broker, ReplicaList& list, uint32_t tries_max) {
-    if (list.least_known && list.least_epoch == state.holder_epoch(broker) && list.least_tries_max == tries_max) {
+    if (list.least_epoch == state.holder_epoch(broker) && list.least_tries_max == tries_max) {
         return list.least;
     }
     prepare_ascending(state, broker, list);
@@ -200,7 +200,6 @@ Load least_load_ascending(const PlanningState& state, uint32_t broker, ReplicaLi
     list.least = least;
     list.least_tries_max = tries_max;
     list.least_epoch = state.holder_epoch(broker);
-    list.least_known = true;
     return least;
 }
 

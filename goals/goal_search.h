@@ -108,8 +108,7 @@ struct ReplicaList {
     /// of the broker's partitions changes it.
     Load least{};
     uint32_t least_tries_max = 0;
-    uint64_t least_epoch = 0;
-    bool least_known = false;
+    uint64_t least_epoch = UINT64_MAX;  // none found yet: epochs count up from 0
 
     /// Entry `i` (< entries.size()) in its final place, sorting as far as needed.
     const ReplicaEntry& at(size_t i) {
