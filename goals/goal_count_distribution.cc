@@ -17,6 +17,10 @@
 /// network out goal, each exchanges one heavy leadership for several light
 /// ones. LEADER actions only: a preferred leader change moves no data.
 ///
+/// While an earlier goal has copied replicas in this plan, replica count
+/// moves and exchanges copy no replica larger than half the mean
+/// (copy_bytes_max says why).
+///
 /// Both skip brokers that spent their per-broker budget
 /// (PlannerConfig::broker_actions_max), as the broker being fixed and as a
 /// partner, and move on to the next.
@@ -119,6 +123,9 @@ public:
         PlanningState& state = context.state();
         if (state.eligible_count() < 2) return;
         const CountBand b = band(state);
+        // Larger copies wait while an earlier goal has copied (copy_bytes_max).
+        const double copy_max = copy_bytes_max(
+            context, state.eligible_total(Resource::disk) / std::max<double>(1, state.eligible_replicas()));
         ReplicaLists lists(state, network_key(), false, ListFor::moves);
         ReplicaLists heavy(state, network_per_byte_key(), true, ListFor::moves);
         // Followers by bytes in per byte copied (exchange_step says why).
@@ -150,8 +157,9 @@ public:
                     if (!context.budget_left()) return;
                     if (b.fine(state.broker(broker).replica_count)) break;
                     if (!context.broker_budget_left(broker)) break;  // the rest next plan
-                    if (!step_between(context, lists, b, broker, shedding) &&
-                        !exchange_step(context, lists, heavy, followers, light_followers, b, broker, shedding)) {
+                    if (!step_between(context, lists, b, copy_max, broker, shedding) &&
+                        !exchange_step(context, lists, heavy, followers, light_followers, b, copy_max, broker,
+                                       shedding)) {
                         break;
                     }
                 }
@@ -160,8 +168,8 @@ public:
     }
 
 private:
-    bool step_between(GoalContext& context, ReplicaLists& lists, const CountBand& b, uint32_t broker,
-                      bool shedding) const {
+    bool step_between(GoalContext& context, ReplicaLists& lists, const CountBand& b, double copy_max,
+                      uint32_t broker, bool shedding) const {
         PlanningState& state = context.state();
         const int32_t own = state.broker(broker).replica_count;
         // A partner must stay in the band and end no fuller (emptier) than the
@@ -189,6 +197,7 @@ private:
             bool applied = false;
             uint32_t refusals = 0;
             visit_ascending(state, s, lists.of(s), replica_tries_max, [&](const ReplicaEntry& e) {
+                if (state.partition(e.partition).load.size_bytes > copy_max) return false;
                 applied = context.try_apply(state.move(e.partition, s, d, false));
                 if (!applied && refused_by_rack(context)) refusals++;
                 return applied || refusals >= partner_refusals_max;
@@ -215,7 +224,8 @@ private:
     /// to the racks a replica moves only within its rack, and the partners
     /// first in count order may all stand in other racks.
     bool exchange_step(GoalContext& context, ReplicaLists& lists, ReplicaLists& heavy, ReplicaLists& followers,
-                       ReplicaLists& light_followers, const CountBand& b, uint32_t broker, bool shedding) const {
+                       ReplicaLists& light_followers, const CountBand& b, double copy_max, uint32_t broker,
+                       bool shedding) const {
         PlanningState& state = context.state();
         const PlanningState::CountOrder& order = state.order_by_replicas();
         auto keep = [&](int32_t, uint32_t partner) { return context.broker_budget_left(partner); };
@@ -227,11 +237,13 @@ private:
         for (size_t i = 0; i < partners.size() && tried < exchange_partners_max; i++) {
             const uint32_t few = shedding ? partners[i] : broker;
             const uint32_t many = shedding ? broker : partners[i];
-            const Exchange first = exchange(context, heavy, lists, b, few, many);
+            const Exchange first = exchange(context, heavy, lists, b, copy_max, few, many);
             if (first == Exchange::applied) return true;
             if (first == Exchange::unplaced) continue;
             tried++;
-            if (exchange(context, followers, light_followers, b, few, many) == Exchange::applied) return true;
+            if (exchange(context, followers, light_followers, b, copy_max, few, many) == Exchange::applied) {
+                return true;
+            }
         }
         return false;
     }
@@ -248,7 +260,7 @@ private:
     /// walk through them, bounded by replica_tries_max, then finds nothing
     /// and the counts stay outside their band.
     Exchange exchange(GoalContext& context, ReplicaLists& gives, ReplicaLists& takes, const CountBand& b,
-                      uint32_t few, uint32_t many) const {
+                      double copy_max, uint32_t few, uint32_t many) const {
         PlanningState& state = context.state();
         const int64_t gain_max = std::min<int64_t>({b.upper - state.broker(few).replica_count,
                                                     state.broker(many).replica_count - b.lower,
@@ -261,6 +273,7 @@ private:
         bool placed = false;
         uint32_t unplaced = 0;
         visit_descending(state, few, gives.of(few), exchange_tries_max, [&](const ReplicaEntry& e) {
+            if (state.partition(e.partition).load.size_bytes > copy_max) return false;
             const Candidate give = state.move(e.partition, few, many, false);
             if (!context.placement_allows(give)) {
                 // Refused in a row before any was placed: the partner stands
@@ -276,6 +289,7 @@ private:
             double out = 0;
             visit_ascending(state, many, takes.of(many), replica_tries_max, [&](const ReplicaEntry& l) {
                 if (l.partition == e.partition) return false;
+                if (state.partition(l.partition).load.size_bytes > copy_max) return false;
                 const Candidate take = state.move(l.partition, many, few, false);
                 const double take_in = take.load_delta[1].bytes_in_per_s;
                 const double take_out = take.load_delta[1].bytes_out_per_s;

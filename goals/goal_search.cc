@@ -203,6 +203,14 @@ Load least_load_ascending(const PlanningState& state, uint32_t broker, ReplicaLi
     return least;
 }
 
+double copy_bytes_max(const GoalContext& context, double mean_replica_bytes) {
+    const std::vector<Action>& earlier = context.state().actions();
+    const bool copied = std::any_of(earlier.begin(), earlier.end(),
+                                    [](const Action& a) { return a.kind != ActionKind::leader; });
+    if (!copied) return std::numeric_limits<double>::infinity();
+    return deferred_copy_ratio * mean_replica_bytes;
+}
+
 bool visit_cheapest_copy_first(const PlanningState& state, uint32_t broker, ReplicaList& list,
                                Resource resource, double value_max,
                                const std::function<bool(const ReplicaEntry&)>& visit) {

@@ -49,6 +49,25 @@ inline constexpr uint32_t replica_tries_max = 64;
 /// Replicas tried on each side of a swap.
 inline constexpr uint32_t swap_tries_max = 16;
 
+/// The copies a count goal leaves to a later plan. Any replica evens a
+/// count (a broker's replicas, a topic's replicas on it) as well as any
+/// other; only the bytes copied differ. But a partition an action of this
+/// plan touched is not touched again in it, and the load goals above copy
+/// mostly the small, busy replicas: once they have moved some, the small
+/// replicas are often touched, what is left to copy is several times
+/// larger, and the counts the load goals leave are not final yet. The next
+/// plan finds the small ones free again. So while an earlier goal has
+/// copied a replica in this plan (a leadership change copies nothing), a
+/// count goal copies no replica of more than deferred_copy_ratio x the mean
+/// replica size (of the cluster for the replica count goal, of the topic
+/// for the topic goal). In a plan where no goal before it copies, there is
+/// no bound: once the load goals rest, large replicas move too.
+inline constexpr double deferred_copy_ratio = 0.5;
+
+/// The most bytes one copy of the goal running in `context` may carry in
+/// this plan (deferred_copy_ratio), given the mean replica size that applies.
+double copy_bytes_max(const GoalContext& context, double mean_replica_bytes);
+
 /// Partners for one step: walks an index of eligible brokers from `begin`
 /// to `end` (pairs of (value, broker index)), skips `self` and those `keep`
 /// rejects, stops at the first entry `stop` says ends the walk, and keeps at

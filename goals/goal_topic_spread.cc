@@ -12,12 +12,17 @@
 /// another), brokers below the topic's band tried first (the move mends both
 /// ends), then those with the fewest replicas overall; then brokers below the
 /// band (often: holding none) take one from the fullest holder.
+/// While an earlier goal has copied replicas in this plan, no copy carries
+/// more than half the topic's mean replica size (copy_bytes_max says why);
+/// the early part, which takes load the goals above must shed anyway, has
+/// no such bound.
 /// Brokers that spent their per-broker budget
 /// (PlannerConfig::broker_actions_max) are skipped on both sides.
 
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "goals/goal.h"
@@ -78,7 +83,9 @@ public:
     }
 
     void optimize(GoalContext& context) const override {
-        run(context, [](uint32_t) { return true; });
+        // Larger copies wait while an earlier goal has copied (copy_bytes_max);
+        // 1 stands for the topic's mean replica size, scaled per topic.
+        run(context, copy_bytes_max(context, 1.0), [](uint32_t) { return true; });
     }
 
     /// Before the load goals: only replicas off brokers whose network in is
@@ -94,7 +101,8 @@ public:
         const NetworkDistributionGoal in(GoalKind::network_in_usage_distribution);
         const Band target = in.judging_band(state);
         if (target.quiet) return;
-        run(context, [&](uint32_t b) { return in.load(state, b) > target.upper; });
+        run(context, std::numeric_limits<double>::infinity(),
+            [&](uint32_t b) { return in.load(state, b) > target.upper; });
     }
 
 private:
@@ -118,22 +126,26 @@ private:
     }
 
     /// Spreads each topic outside its band, moving replicas only off
-    /// brokers that `gives` lets give (asked as each one's turn comes).
+    /// brokers that `gives` lets give (asked as each one's turn comes), and
+    /// copying none of more than `copy_ratio` x the topic's mean replica size.
     template <class Gives>
-    void run(GoalContext& context, Gives gives) const {
+    void run(GoalContext& context, double copy_ratio, Gives gives) const {
         PlanningState& state = context.state();
         if (state.eligible_count() < 2) return;
         std::vector<int32_t> counts;  // spread()'s, reused from topic to topic
         for (uint32_t t = 0; t < state.topic_count(); t++) {
             if (!context.budget_left()) return;
             if (!judged_topic(state, t) || topic_satisfied(state, t)) continue;
-            spread(context, t, counts, gives);
+            spread(context, t, counts, copy_ratio, gives);
         }
     }
 
     /// `counts`: scratch, topic t's replicas per broker while it runs.
+    /// `copy_ratio`: the most bytes a copy may carry, over the topic's mean
+    /// replica size (copy_bytes_max).
     template <class Gives>
-    void spread(GoalContext& context, uint32_t t, std::vector<int32_t>& counts, Gives gives) const {
+    void spread(GoalContext& context, uint32_t t, std::vector<int32_t>& counts, double copy_ratio,
+                Gives gives) const {
         PlanningState& state = context.state();
         const CountBand b = band(state, t);
         // Topic t's replicas per broker, dense: the walks below ask for every
@@ -161,6 +173,13 @@ private:
         std::vector<uint32_t> group_begin;  // broker b: replicas [group_begin[b], group_begin[b + 1])
         std::vector<uint8_t> group_sorted;
         bool built = false;
+        double copy_max = copy_ratio;  // infinite, or scaled below
+        if (std::isfinite(copy_ratio)) {
+            const auto [begin, end] = state.topic_partitions(t);
+            double bytes = 0;
+            for (uint32_t p = begin; p < end; p++) bytes += state.partition(p).load.size_bytes;
+            copy_max = copy_ratio * bytes / std::max<uint32_t>(1, end - begin);
+        }
         auto replicas_on = [&](uint32_t broker) {
             if (!built) {
                 built = true;
@@ -205,6 +224,7 @@ private:
             auto [first, last] = replicas_on(from);
             for (auto it = first; it != last && tried.size() < replica_tries_max; ++it) {
                 if (!still_movable(state, from, it->partition)) continue;
+                if (it->size_bytes > copy_max) break;  // and all after it: fewest bytes first
                 tried.push_back(it->partition);
                 tried_least = least_of(tried_least, state.replica_load_on(it->partition, from));
             }
