@@ -13,7 +13,8 @@
 /// Leader count: brokers above the band hand leadership of partitions they
 /// lead (least leader traffic first) to the follower with the fewest
 /// leaders; brokers below the band take leadership of partitions they
-/// follow from leaders above the mean. Where no single change passes the
+/// follow from leaders above the mean. Then the same again against the
+/// target, the band narrowed to balance_margin (as the network goals aim). Where no single change passes the
 /// network out goal, each exchanges one heavy leadership for several light
 /// ones. LEADER actions only: a preferred leader change moves no data.
 ///
@@ -32,6 +33,7 @@
 
 #include "goals/goal.h"
 #include "goals/goal_search.h"
+#include "goals/network_distribution.h"
 
 namespace ballast::goals {
 namespace {
@@ -343,7 +345,6 @@ public:
     void optimize(GoalContext& context) const override {
         PlanningState& state = context.state();
         if (state.eligible_count() < 2) return;
-        const CountBand b = band(state);
         // Partitions a broker leads, least leader-only traffic first.
         auto leader_shift = [](const PlanningState& s, uint32_t p, uint32_t broker) {
             return s.leader(p) == static_cast<int32_t>(broker) && s.partition(p).replica_count > 1
@@ -359,6 +360,24 @@ public:
                        : 0.0;
         };
         ReplicaLists followed(state, follower_gain, true, ListFor::leader_changes);
+        // Acting (some broker is outside the band): into the band, then on
+        // into the target, as the network goals aim, since a leader change
+        // copies nothing and brokers left at the band's edges are the first a
+        // small drift takes out. The second pass's partners stay inside the
+        // target: it takes no broker back out of it.
+        const CountBand target = count_band(state.eligible_leaders(), state.eligible_count(),
+                                            state.config().leader_count_avg_deviation * balance_margin);
+        for (const CountBand& b : {band(state), target}) {
+            if (!context.budget_left()) return;
+            even_out(context, led, followed, b);
+        }
+    }
+
+private:
+    /// One pass: brokers above `b` hand leadership off, then brokers below
+    /// it take leadership over, each until inside `b` or out of tries.
+    void even_out(GoalContext& context, ReplicaLists& led, ReplicaLists& followed, const CountBand& b) const {
+        PlanningState& state = context.state();
         std::vector<std::pair<int32_t, uint32_t>> full;
         std::vector<std::pair<int32_t, uint32_t>> empty;
         for (const auto& [count, broker] : state.order_by_leaders()) {
@@ -393,7 +412,6 @@ public:
         }
     }
 
-private:
     /// `s` gives up leadership of one partition to its least-leading follower.
     bool hand_off(GoalContext& context, ReplicaLists& led, const CountBand& b, uint32_t s) const {
         PlanningState& state = context.state();

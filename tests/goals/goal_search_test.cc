@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -165,88 +164,6 @@ TEST(CopyBytesMax, NoBoundUntilAnEarlierGoalCopiedAReplicaThenTheRatioOfTheMean)
     EXPECT_TRUE(std::isinf(copy_bytes_max(context, 10 * gib))) << "a leadership change copies nothing";
     state.apply(state.move(1, broker_1, broker_3, false), GoalKind::network_in_usage_distribution);
     EXPECT_DOUBLE_EQ(copy_bytes_max(context, 10 * gib), deferred_copy_ratio * 10 * gib);
-}
-
-/// Which replicas `goal` copied in `state`'s plan.
-std::vector<uint32_t> copied_by(const PlanningState& state, GoalKind goal) {
-    std::vector<uint32_t> partitions;
-    for (const Action& a : state.actions()) {
-        if (a.goal == goal && a.kind != ActionKind::leader) partitions.push_back(a.partition);
-    }
-    return partitions;
-}
-
-/// Broker 1 holds six of eight replicas: the replica count goal sheds
-/// three, lightest in network first, and the lightest is a 60 GiB replica
-/// (partition 0). Partition 6, on brokers 1 and 2, is touched by a goal
-/// before it either way. When that was a leadership change, nothing was
-/// copied: partition 0 moves. When it was a copy, partition 0 waits for a
-/// later plan (60 GiB against a mean of 8.4) and small ones move instead.
-TEST(ReplicaCountGoal, LeavesALargeCopyForALaterPlanOnlyOnceAGoalBeforeItCopied) {
-    ModelBuilder builder(now_ms);
-    for (int id = 1; id <= 3; id++) builder.broker(id);
-    builder.topic("t");
-    builder.partition({1}, 0.1 * mib, 0, 60 * gib);  // 0: lightest, largest
-    for (int i = 1; i <= 5; i++) builder.partition({1}, 1 * mib, 0, 1 * gib);  // 1-5
-    builder.partition({2, 1}, 1 * mib, 0, 1 * gib);  // 6: touched before the goal runs
-    const ClusterModel model = builder.build();
-    const PlannerConfig config = only({GoalKind::replica_count_distribution});
-    const std::unique_ptr<Goal> goal = make_goal(GoalKind::replica_count_distribution);
-    for (const bool copied_before : {false, true}) {
-        SCOPED_TRACE(copied_before ? "a copy before" : "a leadership change before");
-        PlanningState state(model, config, false);
-        Findings findings(16);
-        GoalContext context(state, GoalKind::replica_count_distribution, {goal.get()}, findings);
-        if (copied_before) {
-            state.apply(state.move(6, broker_2, broker_3, false), GoalKind::network_in_usage_distribution);
-        } else {
-            state.apply(state.leader_change(6, broker_2, broker_1), GoalKind::leader_count_distribution);
-        }
-        goal->optimize(context);
-        const std::vector<uint32_t> copied = copied_by(state, GoalKind::replica_count_distribution);
-        EXPECT_FALSE(copied.empty());
-        const bool large_copied = std::find(copied.begin(), copied.end(), 0u) != copied.end();
-        EXPECT_EQ(large_copied, !copied_before);
-        EXPECT_TRUE(goal->satisfied(state)) << "the small replicas even the counts";
-    }
-}
-
-/// Topic t: broker 1 holds five of its seven replicas and sheds one, the
-/// fewest bytes first; broker 3 holds none. Its small replica (partition
-/// 0, also on broker 2) is touched by a goal before it. After a leadership
-/// change the goal copies a 60 GiB replica; after a copy, those exceed
-/// half the topic's mean partition size and wait for a later plan.
-TEST(TopicSpreadGoal, LeavesLargeCopiesForALaterPlanOnlyOnceAGoalBeforeItCopied) {
-    ModelBuilder builder(now_ms);
-    for (int id = 1; id <= 3; id++) builder.broker(id);
-    builder.topic("t");
-    builder.partition({2, 1}, 1 * mib, 0, 1 * gib);                            // 0
-    for (int i = 1; i <= 4; i++) builder.partition({1}, 1 * mib, 0, 60 * gib);  // 1-4
-    builder.partition({2}, 1 * mib, 0, 1 * gib);                               // 5
-    const ClusterModel model = builder.build();
-    const PlannerConfig config = only({GoalKind::topic_spread});
-    const std::unique_ptr<Goal> goal = make_goal(GoalKind::topic_spread);
-    for (const bool copied_before : {false, true}) {
-        SCOPED_TRACE(copied_before ? "a copy before" : "a leadership change before");
-        PlanningState state(model, config, true);
-        Findings findings(16);
-        GoalContext context(state, GoalKind::topic_spread, {goal.get()}, findings);
-        if (copied_before) {
-            state.apply(state.move(0, broker_2, broker_3, false), GoalKind::network_in_usage_distribution);
-        } else {
-            state.apply(state.leader_change(0, broker_2, broker_1), GoalKind::leader_count_distribution);
-        }
-        ASSERT_FALSE(goal->satisfied(state));
-        goal->optimize(context);
-        const std::vector<uint32_t> copied = copied_by(state, GoalKind::topic_spread);
-        if (copied_before) {
-            EXPECT_TRUE(copied.empty());
-        } else {
-            ASSERT_FALSE(copied.empty());
-            EXPECT_GE(copied.front(), 1u);
-            EXPECT_LE(copied.front(), 4u);
-        }
-    }
 }
 
 }  // namespace
