@@ -101,6 +101,10 @@ public:
         const NetworkDistributionGoal in(GoalKind::network_in_usage_distribution);
         const Band target = in.judging_band(state);
         if (target.quiet) return;
+        // None above it: none may give, and the guards keep it so (the in
+        // goal refuses taking a broker inside its target out of it).
+        const PlanningState::LoadOrder& by_in = state.order_by(Resource::network_in);
+        if (by_in.empty() || by_in.rbegin()->first <= target.upper) return;
         run(context, std::numeric_limits<double>::infinity(),
             [&](uint32_t b) { return in.load(state, b) > target.upper; });
     }
