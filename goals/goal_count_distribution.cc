@@ -14,9 +14,10 @@
 /// lead (least leader traffic first) to the follower with the fewest
 /// leaders; brokers below the band take leadership of partitions they
 /// follow from leaders above the mean. Then the same again against the
-/// target, the band narrowed to balance_margin (as the network goals aim). Where no single change passes the
-/// network out goal, each exchanges one heavy leadership for several light
-/// ones. LEADER actions only: a preferred leader change moves no data.
+/// target, the band narrowed to balance_margin (as the network goals aim).
+/// Where no single change passes the network out goal, each exchanges one
+/// heavy leadership for several light ones. LEADER actions only: a
+/// preferred leader change moves no data.
 ///
 /// While an earlier goal has copied replicas in this plan, replica count
 /// moves and exchanges copy no replica larger than half the mean
