@@ -4,6 +4,10 @@
 #include <array>
 #include <cassert>
 #include <cmath>
+#include <limits>
+#include <vector>
+
+#include "goals/goal.h"
 
 namespace ballast::goals {
 
