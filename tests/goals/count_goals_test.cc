@@ -71,13 +71,36 @@ TEST(LeaderCountDistributionGoal, OnceABrokerIsOutsideTheBandEveryBrokerEndsInsi
     EXPECT_TRUE(plan(near, config).actions.empty());
 }
 
-/// Which replicas `goal` copied in `state`'s plan.
-std::vector<uint32_t> copied_by(const PlanningState& state, GoalKind goal) {
-    std::vector<uint32_t> partitions;
-    for (const Action& a : state.actions()) {
-        if (a.goal == goal && a.kind != ActionKind::leader) partitions.push_back(a.partition);
+/// What `kind`'s goal did, run alone on a model after a goal before it
+/// touched one partition.
+struct AfterTouch {
+    std::vector<uint32_t> copied;  // the partitions whose replicas it copied, in order
+    bool satisfied_before = false;
+    bool satisfied_after = false;
+};
+
+/// Partition `p`, on brokers 2 and 1, is touched first: by a copy of its
+/// replica on broker 2 to broker 3 (`copy`), or by a leadership change
+/// from broker 2 to broker 1, which copies nothing.
+AfterTouch run_after_touching(const ClusterModel& model, GoalKind kind, uint32_t p, bool copy) {
+    const PlannerConfig config = only({kind});  // the state keeps a reference
+    const std::unique_ptr<Goal> goal = make_goal(kind);
+    PlanningState state(model, config, kind == GoalKind::topic_spread);
+    Findings findings(16);
+    GoalContext context(state, kind, {goal.get()}, findings);
+    if (copy) {
+        state.apply(state.move(p, broker_2, broker_3, false), GoalKind::network_in_usage_distribution);
+    } else {
+        state.apply(state.leader_change(p, broker_2, broker_1), GoalKind::leader_count_distribution);
     }
-    return partitions;
+    AfterTouch result;
+    result.satisfied_before = goal->satisfied(state);
+    goal->optimize(context);
+    result.satisfied_after = goal->satisfied(state);
+    for (const Action& a : state.actions()) {
+        if (a.goal == kind && a.kind != ActionKind::leader) result.copied.push_back(a.partition);
+    }
+    return result;
 }
 
 /// Broker 1 holds six of eight replicas: the replica count goal sheds
@@ -94,24 +117,13 @@ TEST(ReplicaCountGoal, LeavesALargeCopyForALaterPlanOnlyOnceAGoalBeforeItCopied)
     for (int i = 1; i <= 5; i++) builder.partition({1}, 1 * mib, 0, 1 * gib);  // 1-5
     builder.partition({2, 1}, 1 * mib, 0, 1 * gib);  // 6: touched before the goal runs
     const ClusterModel model = builder.build();
-    const PlannerConfig config = only({GoalKind::replica_count_distribution});
-    const std::unique_ptr<Goal> goal = make_goal(GoalKind::replica_count_distribution);
     for (const bool copied_before : {false, true}) {
         SCOPED_TRACE(copied_before ? "a copy before" : "a leadership change before");
-        PlanningState state(model, config, false);
-        Findings findings(16);
-        GoalContext context(state, GoalKind::replica_count_distribution, {goal.get()}, findings);
-        if (copied_before) {
-            state.apply(state.move(6, broker_2, broker_3, false), GoalKind::network_in_usage_distribution);
-        } else {
-            state.apply(state.leader_change(6, broker_2, broker_1), GoalKind::leader_count_distribution);
-        }
-        goal->optimize(context);
-        const std::vector<uint32_t> copied = copied_by(state, GoalKind::replica_count_distribution);
-        EXPECT_FALSE(copied.empty());
-        const bool large_copied = std::find(copied.begin(), copied.end(), 0u) != copied.end();
+        const AfterTouch run = run_after_touching(model, GoalKind::replica_count_distribution, 6, copied_before);
+        EXPECT_FALSE(run.copied.empty());
+        const bool large_copied = std::find(run.copied.begin(), run.copied.end(), 0u) != run.copied.end();
         EXPECT_EQ(large_copied, !copied_before);
-        EXPECT_TRUE(goal->satisfied(state)) << "the small replicas even the counts";
+        EXPECT_TRUE(run.satisfied_after) << "the small replicas even the counts";
     }
 }
 
@@ -128,27 +140,16 @@ TEST(TopicSpreadGoal, LeavesLargeCopiesForALaterPlanOnlyOnceAGoalBeforeItCopied)
     for (int i = 1; i <= 4; i++) builder.partition({1}, 1 * mib, 0, 60 * gib);  // 1-4
     builder.partition({2}, 1 * mib, 0, 1 * gib);                               // 5
     const ClusterModel model = builder.build();
-    const PlannerConfig config = only({GoalKind::topic_spread});
-    const std::unique_ptr<Goal> goal = make_goal(GoalKind::topic_spread);
     for (const bool copied_before : {false, true}) {
         SCOPED_TRACE(copied_before ? "a copy before" : "a leadership change before");
-        PlanningState state(model, config, true);
-        Findings findings(16);
-        GoalContext context(state, GoalKind::topic_spread, {goal.get()}, findings);
+        const AfterTouch run = run_after_touching(model, GoalKind::topic_spread, 0, copied_before);
+        ASSERT_FALSE(run.satisfied_before);
         if (copied_before) {
-            state.apply(state.move(0, broker_2, broker_3, false), GoalKind::network_in_usage_distribution);
+            EXPECT_TRUE(run.copied.empty());
         } else {
-            state.apply(state.leader_change(0, broker_2, broker_1), GoalKind::leader_count_distribution);
-        }
-        ASSERT_FALSE(goal->satisfied(state));
-        goal->optimize(context);
-        const std::vector<uint32_t> copied = copied_by(state, GoalKind::topic_spread);
-        if (copied_before) {
-            EXPECT_TRUE(copied.empty());
-        } else {
-            ASSERT_FALSE(copied.empty());
-            EXPECT_GE(copied.front(), 1u);
-            EXPECT_LE(copied.front(), 4u);
+            ASSERT_FALSE(run.copied.empty());
+            EXPECT_GE(run.copied.front(), 1u);
+            EXPECT_LE(run.copied.front(), 4u);
         }
     }
 }
