@@ -113,11 +113,18 @@ bool GoalContext::gives_refused(uint32_t s, const Load& least) const {
     return false;
 }
 
-bool GoalContext::move_refused(uint32_t p, uint32_t s, uint32_t d) const {
-    for (const Goal* guard : _placement_guards) {
-        if (guard->refuses_move(_state, p, s, d)) return true;
+bool GoalContext::takes_refused(uint32_t d, const Load& least) const {
+    for (const Goal* guard : _pair_guards) {
+        if (guard->refuses_taking(_state, d, least)) return true;
     }
     return false;
+}
+
+const Goal* GoalContext::move_refuser(uint32_t p, uint32_t s, uint32_t d) const {
+    for (const Goal* guard : _placement_guards) {
+        if (guard->refuses_move(_state, p, s, d)) return guard;
+    }
+    return nullptr;
 }
 
 bool GoalContext::try_apply_chain(const Candidate& first, const Candidate& second) {

@@ -102,12 +102,18 @@ public:
     /// at least `least`, to any broker (Goal::refuses_giving)? Then
     /// moves_refused(s, d, least) holds for every `d`.
     bool gives_refused(uint32_t s, const Load& least) const;
+    /// Does a guard refuse every move to `d` of a replica whose load is at
+    /// least `least`, from any broker (Goal::refuses_taking)? Then
+    /// moves_refused(s, d, least) holds for every `s`.
+    bool takes_refused(uint32_t d, const Load& least) const;
     /// Does a guard that judges placement refuse moving `p`'s replica from
     /// `s` to `d` (Goal::refuses_move)? Then try_apply would refuse the
     /// move. Cheaper than building the candidate: a search that does not
     /// count refusals skips such moves first (with racks as many as RF, a
     /// replica can move only within its own rack).
-    bool move_refused(uint32_t p, uint32_t s, uint32_t d) const;
+    bool move_refused(uint32_t p, uint32_t s, uint32_t d) const { return move_refuser(p, s, d) != nullptr; }
+    /// The first guard that judges placement and refuses that move, or nullptr.
+    const Goal* move_refuser(uint32_t p, uint32_t s, uint32_t d) const;
     /// A group of two leader changes (a leadership chain).
     bool try_apply_chain(const Candidate& first, const Candidate& second);
     /// The guard that refused the last candidate try_apply turned down
@@ -164,8 +170,8 @@ public:
                                     const Load& /*least*/) const {
         return false;
     }
-    /// Does this goal answer refuses_every_move or refuses_giving? A goal
-    /// that overrides either says so here, or GoalContext never asks it: the
+    /// Does this goal answer refuses_every_move, refuses_giving or
+    /// refuses_taking? A goal that overrides any says so here, or GoalContext never asks it: the
     /// searches ask millions of times, most guards have nothing to say, and
     /// each asking is a virtual call.
     virtual bool refuses_pairs() const { return false; }
@@ -175,6 +181,16 @@ public:
     /// source's replicas to many partners stops before asking each. False
     /// when unsure: only a speed-up (GoalContext::gives_refused).
     virtual bool refuses_giving(const PlanningState&, uint32_t /*s*/, const Load& /*least*/) const { return false; }
+    /// The same by `d`'s side alone: would it refuse every move to `d` of
+    /// a replica whose load is at least `least`, whatever the source? Then
+    /// refuses_every_move holds for every `s`. Both sides are judged by the
+    /// broker's own load and counts and by figures that stay put or only
+    /// narrow during a plan (a band, a capacity), so an answer of true holds
+    /// while no action touches the broker's partitions
+    /// (PlanningState::holder_epoch) and for any larger `least`: a search
+    /// that meets a refusing partner step after step asks once (PartnerRefusals).
+    /// False when unsure: only a speed-up (GoalContext::takes_refused).
+    virtual bool refuses_taking(const PlanningState&, uint32_t /*d*/, const Load& /*least*/) const { return false; }
     /// For a goal that judges placement: would it refuse moving `p`'s
     /// replica from `s` to `d` (as `accepts` would judge that move)? False
     /// when unsure: only a speed-up (GoalContext::move_refused).

@@ -81,6 +81,10 @@ public:
     bool refuses_every_move(const PlanningState& state, uint32_t s, uint32_t d, const Load&) const override {
         return !accepts_changes(state, move_count_changes(s, d));
     }
+    bool refuses_taking(const PlanningState& state, uint32_t d, const Load&) const override {
+        const BrokerChange gains{d, Load{}, +1, 0};
+        return !accepts_changes(state, std::span(&gains, 1));
+    }
 
     static bool accepts_changes(const PlanningState& state, std::span<const BrokerChange> changes) {
         for (const BrokerChange& change : changes) {

@@ -121,6 +121,12 @@ public:
     bool refuses_every_move(const PlanningState& state, uint32_t s, uint32_t d, const Load&) const override {
         return !accepts_changes(state, move_count_changes(s, d));
     }
+    /// A destination in the band that one more replica takes out of it.
+    bool refuses_taking(const PlanningState& state, uint32_t d, const Load&) const override {
+        const CountBand b = band(state);
+        const int32_t count = state.broker(d).replica_count;
+        return state.broker(d).eligible && b.fine(count) && !b.fine(count + 1);
+    }
 
     void optimize(GoalContext& context) const override {
         PlanningState& state = context.state();
@@ -152,6 +158,7 @@ public:
         std::sort(full.begin(), full.end());
         for (int phase = 0; phase < 2; phase++) {
             const bool shedding = phase == 0;
+            PartnerRefusals refusals(state);  // destinations when shedding, else sources
             for (const auto& [unused, broker] : shedding ? full : empty) {
                 // Each step applies one action (touching a partition no later
                 // step may touch) or ends the loop: at most one per partition.
@@ -160,7 +167,7 @@ public:
                     if (!context.budget_left()) return;
                     if (b.fine(state.broker(broker).replica_count)) break;
                     if (!context.broker_budget_left(broker)) break;  // the rest next plan
-                    if (!step_between(context, lists, b, copy_max, broker, shedding) &&
+                    if (!step_between(context, lists, refusals, b, copy_max, broker, shedding) &&
                         !exchange_step(context, lists, heavy, followers, light_followers, b, copy_max, broker,
                                        shedding)) {
                         break;
@@ -171,8 +178,8 @@ public:
     }
 
 private:
-    bool step_between(GoalContext& context, ReplicaLists& lists, const CountBand& b, double copy_max,
-                      uint32_t broker, bool shedding) const {
+    bool step_between(GoalContext& context, ReplicaLists& lists, PartnerRefusals& refusals, const CountBand& b,
+                      double copy_max, uint32_t broker, bool shedding) const {
         PlanningState& state = context.state();
         const int32_t own = state.broker(broker).replica_count;
         // A partner must stay in the band and end no fuller (emptier) than the
@@ -196,11 +203,24 @@ private:
             // The walk can apply only what it tries: none when a guard refuses
             // every move of at least the least load it could try.
             const Load least = shedding ? shed_least : least_load_ascending(state, s, lists.of(s), replica_tries_max);
-            if (context.moves_refused(s, d, least)) continue;
+            if (refusals.refused(partner, least)) continue;
+            if (context.moves_refused(s, d, least)) {
+                // By the partner's side alone: it stays refused while it stands.
+                if (shedding ? context.takes_refused(d, least) : context.gives_refused(s, least)) {
+                    refusals.remember(partner, least);
+                }
+                continue;
+            }
             bool applied = false;
             uint32_t refusals = 0;
             visit_ascending(state, s, lists.of(s), replica_tries_max, [&](const ReplicaEntry& e) {
                 if (state.partition(e.partition).load.size_bytes > copy_max) return false;
+                // Placement first, cheaper than the try: off a partner in
+                // another rack most tries end there.
+                if (const Goal* refuser = context.move_refuser(e.partition, s, d)) {
+                    if (refuser->kind() == GoalKind::rack_aware) refusals++;
+                    return refusals >= partner_refusals_max;
+                }
                 applied = context.try_apply(state.move(e.partition, s, d, false));
                 if (!applied && refused_by_rack(context)) refusals++;
                 return applied || refusals >= partner_refusals_max;
@@ -275,6 +295,25 @@ private:
         bool applied = false;
         bool placed = false;
         uint32_t unplaced = 0;
+        // The light ones `many` may give, in the order of `takes`, walked
+        // once at the first replica placed: nothing applies until the group
+        // does, so every replica given meets the same walk. Placement is
+        // judged at first need and kept.
+        struct Take {
+            Candidate move;
+            int8_t placed = -1;  // unknown yet, 0 or 1
+        };
+        std::vector<Take> light;
+        bool light_walked = false;
+        auto walk_light = [&] {
+            light_walked = true;
+            visit_ascending(state, many, takes.of(many), replica_tries_max, [&](const ReplicaEntry& l) {
+                if (state.partition(l.partition).load.size_bytes <= copy_max) {
+                    light.push_back({state.move(l.partition, many, few, false)});
+                }
+                return false;
+            });
+        };
         visit_descending(state, few, gives.of(few), exchange_tries_max, [&](const ReplicaEntry& e) {
             if (state.partition(e.partition).load.size_bytes > copy_max) return false;
             const Candidate give = state.move(e.partition, few, many, false);
@@ -290,19 +329,19 @@ private:
             group.assign(1, give);
             double in = 0;
             double out = 0;
-            visit_ascending(state, many, takes.of(many), replica_tries_max, [&](const ReplicaEntry& l) {
-                if (l.partition == e.partition) return false;
-                if (state.partition(l.partition).load.size_bytes > copy_max) return false;
-                const Candidate take = state.move(l.partition, many, few, false);
-                const double take_in = take.load_delta[1].bytes_in_per_s;
-                const double take_out = take.load_delta[1].bytes_out_per_s;
-                if (in + take_in > room_in || out + take_out > room_out) return false;
-                if (!context.placement_allows(take)) return false;
-                group.push_back(take);
+            if (!light_walked) walk_light();
+            for (Take& take : light) {
+                if (take.move.partition == e.partition) continue;
+                const double take_in = take.move.load_delta[1].bytes_in_per_s;
+                const double take_out = take.move.load_delta[1].bytes_out_per_s;
+                if (in + take_in > room_in || out + take_out > room_out) continue;
+                if (take.placed < 0) take.placed = context.placement_allows(take.move) ? 1 : 0;
+                if (take.placed == 0) continue;
+                group.push_back(take.move);
                 in += take_in;
                 out += take_out;
-                return group.size() > light_max;
-            });
+                if (group.size() > light_max) break;
+            }
             if (group.size() < 3) return false;  // one for one evens out nothing
             applied = context.try_apply_group(group);
             return applied;

@@ -90,6 +90,32 @@ std::vector<uint32_t> collect_partners(const PlanningState& state, Iterator begi
     return partners;
 }
 
+/// Partners a search found refused by their own side, and at what
+/// PlanningState::holder_epoch and least load: a destination refused by a
+/// guard for any source (GoalContext::takes_refused) or a source for any
+/// destination (GoalContext::gives_refused). Such a refusal holds while the
+/// epoch does and for any larger least (Goal::refuses_taking), so a search
+/// that walks the same partners step after step, most of them refused,
+/// asks the guards about each once, not at every step.
+class PartnerRefusals {
+public:
+    explicit PartnerRefusals(const PlanningState& state) : _state(state), _refused(state.broker_count()) {}
+    bool refused(uint32_t b, const Load& least) const {
+        const Entry& e = _refused[b];
+        return e.epoch == _state.holder_epoch(b) && least.bytes_in_per_s >= e.least.bytes_in_per_s &&
+               least.bytes_out_per_s >= e.least.bytes_out_per_s && least.size_bytes >= e.least.size_bytes;
+    }
+    void remember(uint32_t b, const Load& least) { _refused[b] = {_state.holder_epoch(b), least}; }
+
+private:
+    struct Entry {
+        uint64_t epoch = UINT64_MAX;  // none: epochs count up from 0
+        Load least;
+    };
+    const PlanningState& _state;
+    std::vector<Entry> _refused;
+};
+
 /// One movable replica on a broker and the value it is sorted by.
 struct ReplicaEntry {
     double value = 0;

@@ -267,6 +267,13 @@ public:
         return breaks(state, b, deviation_max(state, b) + b.tolerance, BrokerChange{s, Load{} - least, -1, 0});
     }
 
+    /// The destination's side of refuses_every_move.
+    bool refuses_taking(const PlanningState& state, uint32_t d, const Load& least) const override {
+        if (!(load_of(least, _resource) > 0)) return false;
+        const Band b = judging_band(state);
+        return breaks(state, b, deviation_max(state, b) + b.tolerance, BrokerChange{d, least, +1, 0});
+    }
+
     /// Does `change` break its broker's rules (broker_keeps)?
     bool breaks(const PlanningState& state, const Band& b, double deviation_limit, const BrokerChange& change) const {
         if (!state.broker(change.broker).eligible) return false;  // outside the distribution

@@ -272,6 +272,7 @@ RC_GTEST_PROP(PlannerProperties, MovesASearchSkipsAreMovesTryApplyRefuses, ()) {
     uint32_t skipped = 0;
     uint32_t taken = 0;
     uint32_t sources_refused = 0;
+    uint32_t destinations_refused = 0;
     for (uint32_t p = 0; p < state.partition_count(); p++) {
         const std::vector<uint32_t> holders(state.replicas(p).begin(), state.replicas(p).end());
         for (uint32_t s : holders) {
@@ -284,10 +285,15 @@ RC_GTEST_PROP(PlannerProperties, MovesASearchSkipsAreMovesTryApplyRefuses, ()) {
                 const Load least{load.bytes_in_per_s * part, load.bytes_out_per_s * part, load.size_bytes * part};
                 const bool skip = context.move_refused(p, s, d) || context.moves_refused(s, d) ||
                                   context.moves_refused(s, d, load) || context.moves_refused(s, d, least) ||
-                                  context.gives_refused(s, load) || context.gives_refused(s, least);
+                                  context.gives_refused(s, load) || context.gives_refused(s, least) ||
+                                  context.takes_refused(d, load) || context.takes_refused(d, least);
                 if (context.gives_refused(s, least)) {
                     RC_ASSERT(context.moves_refused(s, d, least));
                     sources_refused++;
+                }
+                if (context.takes_refused(d, least)) {
+                    RC_ASSERT(context.moves_refused(s, d, least));
+                    destinations_refused++;
                 }
                 const size_t mark = context.mark();
                 const bool applied = context.try_apply(state.move(p, s, d, false));
@@ -303,6 +309,60 @@ RC_GTEST_PROP(PlannerProperties, MovesASearchSkipsAreMovesTryApplyRefuses, ()) {
     RC_TAG(skipped == 0 ? "nothing skipped" : "some skipped");
     RC_TAG(taken == 0 ? "nothing applied" : "some applied");
     RC_TAG(sources_refused == 0 ? "no source refused for all" : "some source refused for all");
+    RC_TAG(destinations_refused == 0 ? "no destination refused for all" : "some destination refused for all");
+}
+
+/// What PartnerRefusals relies on: a broker that a guard refuses by its own
+/// side (gives_refused, takes_refused) for some least load is refused for
+/// any larger one, and stays refused through actions as long as none
+/// touches its partitions (its holder_epoch stays).
+RC_GTEST_PROP(PlannerProperties, ABrokerRefusedByItsOwnSideStaysRefusedWhileItsEpochHolds, ()) {
+    const ClusterModel model = random_model(chance(50));
+    const PlannerConfig config = random_config();
+    RC_PRE(check_input(model, config).empty());
+    const bool topics = std::find(config.goals.begin(), config.goals.end(), GoalKind::topic_spread) != config.goals.end();
+    PlanningState state(model, config, topics);
+    std::vector<std::unique_ptr<Goal>> goals;
+    std::vector<const Goal*> guards;
+    for (GoalKind kind : config.goals) {
+        goals.push_back(make_goal(kind));
+        guards.push_back(goals.back().get());
+    }
+    RC_PRE(!goals.empty());
+    Findings findings(16);
+    GoalContext context(state, config.goals.back(), guards, findings);
+    struct Refusal {
+        uint32_t broker;
+        bool giving;
+        Load least;
+        uint64_t epoch;
+    };
+    std::vector<Refusal> refused;
+    uint32_t kept = 0;
+    const int steps = *rc::gen::inRange(1, 40);
+    for (int step = 0; step < steps; step++) {
+        const double mb = *rc::gen::inRange(0, 6'000) * 1024.0;
+        const Load least{mb, mb * *rc::gen::inRange(0, 4), mb * 1000};
+        const uint32_t b = static_cast<uint32_t>(*rc::gen::inRange<int>(0, static_cast<int>(state.broker_count())));
+        if (context.gives_refused(b, least)) refused.push_back({b, true, least, state.holder_epoch(b)});
+        if (context.takes_refused(b, least)) refused.push_back({b, false, least, state.holder_epoch(b)});
+        // A random move, if the guards take it.
+        const uint32_t p = static_cast<uint32_t>(*rc::gen::inRange<int>(0, static_cast<int>(state.partition_count())));
+        const std::span<const uint32_t> holders = state.replicas(p);
+        const uint32_t s = holders[static_cast<size_t>(*rc::gen::inRange<int>(0, static_cast<int>(holders.size())))];
+        const uint32_t d = static_cast<uint32_t>(*rc::gen::inRange<int>(0, static_cast<int>(state.broker_count())));
+        if (s != d && !state.holds(d, p)) context.try_apply(state.move(p, s, d, false));
+        for (const Refusal& r : refused) {
+            if (state.holder_epoch(r.broker) != r.epoch) continue;
+            const Load larger{r.least.bytes_in_per_s * 1.5, r.least.bytes_out_per_s * 1.5, r.least.size_bytes * 1.5};
+            for (const Load& load : {r.least, larger}) {
+                const bool still = r.giving ? context.gives_refused(r.broker, load) : context.takes_refused(r.broker, load);
+                RC_ASSERT(still);
+            }
+            kept++;
+        }
+    }
+    RC_TAG(kept == 0 ? "no refusal to keep" : "some refusal kept");
 }
 
 RC_GTEST_PROP(PlannerProperties, NoBrokerIsTouchedByMoreThanBrokerActionsMax, ()) {
