@@ -24,14 +24,40 @@ constexpr size_t sorted_chunk_min = 64;
 
 void ReplicaList::sort_through(size_t i) {
     assert(i < entries.size());
-    if (i < sorted_end) return;
+    const size_t middle_end = entries.size() - sorted_tail;  // the unsorted part is [sorted_end, middle_end)
+    if (i < sorted_end || i >= middle_end) return;
     // At least double the sorted part: O(n) per extension, O(log n) extensions.
-    const size_t end = std::min(entries.size(), std::max({i + 1, 2 * sorted_end, sorted_chunk_min}));
+    const size_t end = std::min(middle_end, std::max({i + 1, 2 * sorted_end, sorted_chunk_min}));
     const auto first = entries.begin() + static_cast<std::ptrdiff_t>(sorted_end);
     const auto last = entries.begin() + static_cast<std::ptrdiff_t>(end);
-    if (last != entries.end()) std::nth_element(first, last, entries.end(), before);
+    const auto middle_last = entries.begin() + static_cast<std::ptrdiff_t>(middle_end);
+    if (last != middle_last) std::nth_element(first, last, middle_last, before);
     std::sort(first, last, before);
     sorted_end = end;
+    note_if_sorted();
+}
+
+void ReplicaList::sort_tail_from(size_t i) {
+    assert(i < entries.size());
+    const size_t middle_end = entries.size() - sorted_tail;
+    if (i < sorted_end || i >= middle_end) return;
+    // The same doubling, from the bottom.
+    const size_t tail =
+        std::min(entries.size() - sorted_end, std::max({entries.size() - i, 2 * sorted_tail, sorted_chunk_min}));
+    const auto middle_first = entries.begin() + static_cast<std::ptrdiff_t>(sorted_end);
+    const auto first = entries.begin() + static_cast<std::ptrdiff_t>(entries.size() - tail);
+    const auto last = entries.begin() + static_cast<std::ptrdiff_t>(middle_end);
+    if (first != middle_first) std::nth_element(middle_first, first, last, before);
+    std::sort(first, last, before);
+    sorted_tail = tail;
+    note_if_sorted();
+}
+
+void ReplicaList::sort_all() {
+    if (sorted_end >= entries.size()) return;
+    std::sort(entries.begin() + static_cast<std::ptrdiff_t>(sorted_end),
+              entries.end() - static_cast<std::ptrdiff_t>(sorted_tail), before);
+    sorted_end = sorted_tail = entries.size();
 }
 
 // ---------------------------------------------------------------- ReplicaLists
@@ -43,13 +69,17 @@ ReplicaList& ReplicaLists::of(uint32_t broker) {
             // Keeps the order, so the sorted part stays sorted and before the rest.
             size_t kept = 0;
             size_t kept_sorted = 0;
+            size_t kept_tail = 0;
+            const size_t tail_begin = list.entries.size() - list.sorted_tail;
             for (size_t i = 0; i < list.entries.size(); i++) {
                 if (!still_movable(_state, broker, list.entries[i].partition)) continue;
                 kept_sorted += i < list.sorted_end;
+                kept_tail += i >= tail_begin;
                 list.entries[kept++] = list.entries[i];
             }
             list.entries.resize(kept);
             list.sorted_end = kept_sorted;
+            list.sorted_tail = kept_tail;
             list.stale_skipped = 0;
         }
         return list;
@@ -69,7 +99,7 @@ ReplicaList& ReplicaLists::of(uint32_t broker) {
         list.entries.push_back({value, p, load});
     }
     list.kept_load = _kept_load;
-    list.sorted_end = 0;  // sorted on demand, from the top
+    list.sorted_end = list.sorted_tail = 0;  // sorted on demand, from either end
     return list;
 }
 
@@ -179,12 +209,10 @@ bool visit_fewest_bytes_first(const PlanningState& state, uint32_t broker, Repli
 }
 
 void prepare_ascending(const PlanningState& state, uint32_t broker, ReplicaList& list) {
-    // From the bottom of the order: needs it all.
-    list.sort_all();
     // The smallest go first, so stale entries gather at the back: drop them for good.
-    while (!list.entries.empty() && !still_movable(state, broker, list.entries.back().partition)) {
-        list.entries.pop_back();
-        list.sorted_end = std::min(list.sorted_end, list.entries.size());
+    while (!list.entries.empty() &&
+           !still_movable(state, broker, list.at_bottom(list.entries.size() - 1).partition)) {
+        list.pop_back();
     }
 }
 
@@ -196,7 +224,7 @@ Load least_load_ascending(const PlanningState& state, uint32_t broker, ReplicaLi
     Load least = no_load_yet;
     uint32_t tries = 0;
     for (size_t i = list.entries.size(); i-- > 0 && tries < tries_max;) {
-        const uint32_t p = list.entries[i].partition;
+        const uint32_t p = list.at_bottom(i).partition;
         if (!still_movable(state, broker, p)) continue;
         tries++;
         least = least_of(least, state.replica_load_on(p, broker));

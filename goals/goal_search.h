@@ -134,16 +134,21 @@ struct ReplicaEntry {
 /// list, the list is compacted, so a broker that sheds thousands of replicas
 /// is not rescanned from the top each step.
 ///
-/// Sorted lazily from the top: entries [0, sorted_end) are in their final
-/// order and every later entry comes after all of them (nth_element), so a
-/// walk sees exactly what a full sort would show it. Why: with a per-broker
-/// budget (PlannerConfig::broker_actions_max) a plan takes a few replicas
-/// off each of many brokers, and at 1,000,000 partitions RF3 a broker holds
-/// 10,000; sorting the top few dozen costs O(n), the whole list O(n log n).
-/// Each extension at least doubles the sorted part (64 entries first).
+/// Sorted lazily from both ends: entries [0, sorted_end) are in their final
+/// order and every later entry comes after all of them (nth_element), and
+/// the last sorted_tail entries likewise with every earlier one before
+/// them, so a walk from the top (at) or from the bottom (at_bottom) sees
+/// exactly what a full sort would show it. Why: with a per-broker budget
+/// (PlannerConfig::broker_actions_max) a plan takes a few replicas off each
+/// of many brokers, and at 1,000,000 partitions RF3 a broker holds 10,000;
+/// sorting the top few dozen costs O(n), the whole list O(n log n). The
+/// count goals walk their lists from the bottom, a few dozen entries a
+/// step, over lists of thousands. Each extension at least doubles the
+/// sorted part (64 entries first); once the two parts meet, all is sorted.
 struct ReplicaList {
     std::vector<ReplicaEntry> entries;
     size_t sorted_end = 0;
+    size_t sorted_tail = 0;
     size_t stale_skipped = 0;
     /// The resource whose load the entries keep (ReplicaEntry::load), if any.
     std::optional<Resource> kept_load;
@@ -155,10 +160,22 @@ struct ReplicaList {
     uint32_t least_tries_max = 0;
     uint64_t least_epoch = UINT64_MAX;  // none found yet: epochs count up from 0
 
-    /// Entry `i` (< entries.size()) in its final place, sorting as far as needed.
+    /// Entry `i` (< entries.size()) in its final place, sorting from the
+    /// top as far as needed.
     const ReplicaEntry& at(size_t i) {
         if (i >= sorted_end) sort_through(i);
         return entries[i];
+    }
+    /// The same, sorting from the bottom: for walks that start at the last entry.
+    const ReplicaEntry& at_bottom(size_t i) {
+        if (i >= sorted_end && i < entries.size() - sorted_tail) sort_tail_from(i);
+        return entries[i];
+    }
+    /// Drops the last entry (in its final place: at_bottom first).
+    void pop_back() {
+        entries.pop_back();
+        sorted_end = std::min(sorted_end, entries.size());
+        sorted_tail = std::min(sorted_tail > 0 ? sorted_tail - 1 : 0, entries.size());
     }
     /// The first index whose entry fails `prefix` (true for a prefix of the
     /// order, like `value > pivot`), sorting only as far as it lies.
@@ -170,10 +187,15 @@ struct ReplicaList {
         const auto sorted = entries.begin() + static_cast<std::ptrdiff_t>(sorted_end);
         return static_cast<size_t>(std::partition_point(entries.begin(), sorted, prefix) - entries.begin());
     }
-    void sort_all() {
-        if (sorted_end < entries.size()) sort_through(entries.size() - 1);
-    }
+    void sort_all();
+    /// Makes entries [0, i] final (i < size).
     void sort_through(size_t i);
+    /// Makes entries [i, size) final.
+    void sort_tail_from(size_t i);
+    /// Marks the whole list sorted once the two parts meet.
+    void note_if_sorted() {
+        if (sorted_end + sorted_tail >= entries.size()) sorted_end = sorted_tail = entries.size();
+    }
 };
 
 /// What the entries of a list will be used for: moves and swaps copy the
@@ -413,7 +435,7 @@ bool visit_descending(const PlanningState& state, uint32_t broker, ReplicaList& 
     return false;
 }
 
-/// visit_ascending's start: the whole order, stale entries dropped from the back.
+/// visit_ascending's start: stale entries dropped from the bottom of the order.
 void prepare_ascending(const PlanningState& state, uint32_t broker, ReplicaList& list);
 
 template <class Visit>
@@ -422,7 +444,13 @@ bool visit_ascending(const PlanningState& state, uint32_t broker, ReplicaList& l
     prepare_ascending(state, broker, list);
     uint32_t tries = 0;
     for (size_t i = list.entries.size(); i-- > 0 && tries < tries_max;) {
-        if (visit_at(state, broker, list, i, tries, visit)) return true;
+        const ReplicaEntry& entry = list.at_bottom(i);
+        if (!still_movable(state, broker, entry.partition)) {
+            list.stale_skipped++;
+            continue;
+        }
+        tries++;
+        if (visit(entry)) return true;
     }
     return false;
 }

@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
+#include <random>
 #include <vector>
 
 #include "goals/goal.h"
@@ -164,6 +166,51 @@ TEST(CopyBytesMax, NoBoundUntilAnEarlierGoalCopiedAReplicaThenTheRatioOfTheMean)
     EXPECT_TRUE(std::isinf(copy_bytes_max(context, 10 * gib))) << "a leadership change copies nothing";
     state.apply(state.move(1, broker_1, broker_3, false), GoalKind::network_in_usage_distribution);
     EXPECT_DOUBLE_EQ(copy_bytes_max(context, 10 * gib), deferred_copy_ratio * 10 * gib);
+}
+
+/// A list sorted lazily from both ends shows every walk the order a full
+/// sort gives (value descending, ties by partition), whatever mix of walks
+/// from the top (at), from the bottom (at_bottom) and drops from the bottom
+/// (pop_back) came before, and ends wholly sorted once the two parts meet.
+TEST(ReplicaList, WalksFromEitherEndSeeTheOrderOfAFullSort) {
+    std::mt19937 random(7);
+    for (int trial = 0; trial < 200; trial++) {
+        ReplicaList list;
+        const size_t size = std::uniform_int_distribution<size_t>(0, 600)(random);
+        for (uint32_t p = 0; p < size; p++) {
+            // Few values: many ties, broken by partition index.
+            list.entries.push_back({static_cast<double>(std::uniform_int_distribution<int>(0, 40)(random)), p, 0});
+        }
+        std::vector<ReplicaEntry> sorted = list.entries;
+        std::sort(sorted.begin(), sorted.end(), [](const ReplicaEntry& a, const ReplicaEntry& b) {
+            return a.value != b.value ? a.value > b.value : a.partition < b.partition;
+        });
+        for (int walk = 0; walk < 12 && !list.entries.empty(); walk++) {
+            const size_t n = list.entries.size();
+            const size_t depth = std::uniform_int_distribution<size_t>(0, n - 1)(random);
+            switch (std::uniform_int_distribution<int>(0, 2)(random)) {
+                case 0:
+                    for (size_t i = 0; i <= depth; i++) ASSERT_EQ(list.at(i).partition, sorted[i].partition);
+                    break;
+                case 1:
+                    for (size_t i = n; i-- > n - 1 - depth;) {
+                        ASSERT_EQ(list.at_bottom(i).partition, sorted[i].partition);
+                    }
+                    break;
+                default:
+                    for (size_t k = 0; k <= depth / 8; k++) {
+                        ASSERT_EQ(list.at_bottom(list.entries.size() - 1).partition, sorted.back().partition);
+                        list.pop_back();
+                        sorted.pop_back();
+                    }
+            }
+            ASSERT_LE(list.sorted_end, list.entries.size());
+            ASSERT_LE(list.sorted_tail, list.entries.size());
+        }
+        list.sort_all();
+        ASSERT_EQ(list.entries.size(), sorted.size());
+        for (size_t i = 0; i < sorted.size(); i++) ASSERT_EQ(list.entries[i].partition, sorted[i].partition);
+    }
 }
 
 }  // namespace
