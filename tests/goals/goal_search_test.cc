@@ -6,8 +6,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
+#include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "goals/goal.h"
@@ -210,6 +213,38 @@ TEST(ReplicaList, WalksFromEitherEndSeeTheOrderOfAFullSort) {
         list.sort_all();
         ASSERT_EQ(list.entries.size(), sorted.size());
         for (size_t i = 0; i < sorted.size(); i++) ASSERT_EQ(list.entries[i].partition, sorted[i].partition);
+    }
+}
+
+/// A partition's rack excess is the sum over racks of the replicas past
+/// the rack limit, for replication factors past the limit of one (fewer
+/// racks than replicas) and past the eight racks read into an array.
+TEST(PlanningState, RackExcessIsEachRacksReplicasPastItsLimit) {
+    std::mt19937 random(11);
+    for (int racks : {2, 3, 5}) {
+        ModelBuilder builder(now_ms);
+        std::vector<std::string> names;
+        for (int r = 0; r < racks; r++) names.push_back("r" + std::to_string(r));
+        builder.racks(names);
+        for (int id = 1; id <= 12; id++) builder.broker(id, static_cast<uint32_t>(id % racks));
+        builder.topic("t");
+        for (int p = 0; p < 60; p++) {
+            std::vector<int32_t> ids(12);
+            std::iota(ids.begin(), ids.end(), 1);
+            std::shuffle(ids.begin(), ids.end(), random);
+            ids.resize(std::uniform_int_distribution<size_t>(1, 12)(random));
+            builder.partition(ids, mib, 0);
+        }
+        const ClusterModel model = builder.build();
+        const PlannerConfig config = only({GoalKind::rack_aware});
+        const PlanningState state(model, config, false);
+        for (uint32_t p = 0; p < state.partition_count(); p++) {
+            std::map<uint32_t, uint32_t> per_rack;
+            for (uint32_t b : state.replicas(p)) per_rack[state.broker(b).rack]++;
+            uint32_t excess = 0;
+            for (const auto& [rack, count] : per_rack) excess += count > state.rack_limit(p) ? count - state.rack_limit(p) : 0;
+            EXPECT_EQ(state.rack_excess(p), excess) << "partition " << p << ", " << racks << " racks";
+        }
     }
 }
 
