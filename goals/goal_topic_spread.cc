@@ -270,16 +270,22 @@ private:
         // A partner a guard refuses outright is asked once, when first
         // reached: the first candidate usually goes to one of the first
         // partners, and a refused try changes nothing to ask again.
-        std::vector<uint8_t> open;  // per partner: 0 not asked yet, 1 open, 2 refused
+        std::vector<uint32_t> open;  // the partners reached and not refused outright, in order
         auto move_smallest = [&](uint32_t from, const std::vector<uint32_t>& partners) {
             candidates_of(from);
             if (context.gives_refused(from, tried_least)) return false;  // refused by every partner
-            open.assign(partners.size(), 0);
-            for (uint32_t p : tried) {
-                for (size_t i = 0; i < partners.size(); i++) {
-                    const uint32_t d = partners[i];
-                    if (open[i] == 0) open[i] = context.moves_refused(from, d, tried_least) ? 2 : 1;
-                    if (open[i] == 2) continue;
+            open.clear();
+            for (size_t k = 0; k < tried.size(); k++) {
+                const uint32_t p = tried[k];
+                // The first candidate reaches every partner (or moves);
+                // the others only those left open.
+                const std::vector<uint32_t>& reach = k == 0 ? partners : open;
+                for (size_t i = 0; i < reach.size(); i++) {
+                    const uint32_t d = reach[i];
+                    if (k == 0) {
+                        if (context.moves_refused(from, d, tried_least)) continue;
+                        open.push_back(d);
+                    }
                     if (context.move_refused(p, from, d)) continue;  // placement: cheaper than the try
                     if (try_move(p, from, d)) return true;
                 }
