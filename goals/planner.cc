@@ -343,12 +343,17 @@ std::vector<GoalKind> violated_goals(const ClusterModel& model, const PlannerCon
 }
 
 Plan plan(const ClusterModel& model, const PlannerConfig& config) {
-    Plan result;
     if (std::string error = check_input(model, config); !error.empty()) {
+        Plan result;
         result.status = Plan::Status::invalid_input;
         result.error = std::move(error);
         return result;
     }
+    return plan_checked(model, config);
+}
+
+Plan plan_checked(const ClusterModel& model, const PlannerConfig& config) {
+    Plan result;
     const GoalList goals = make_goals(config);
     PlanningState state(model, config, has_goal(config, GoalKind::topic_spread));
     Findings findings(config.unfixable_max);

@@ -240,6 +240,12 @@ struct Plan {
 /// for bit; ties are broken by broker id and partition order.
 Plan plan(const ClusterModel& model, const PlannerConfig& config);
 
+/// `plan` without its input check (a pass over every partition), for a
+/// model known to pass it: one apply_actions made from a model that passed,
+/// under the same config (a complete plan's rounds after the first).
+/// Precondition: check_input(model, config) is empty.
+Plan plan_checked(const ClusterModel& model, const PlannerConfig& config);
+
 /// What `plan` checks before planning: brokers sorted by unique id, every
 /// replica naming a known broker once, leaders among the replicas, topics
 /// and partitions in order, loads and capacities finite and >= 0, the

@@ -92,9 +92,11 @@ int run_model_plan(const Context& ctx, const ModelPlanOptions& options, const st
         if (!scored) return report_error(scored.error());
         now = std::move(*scored);
     }
-    while (options.score_assignment.empty()) {
+    for (bool first = true; options.score_assignment.empty(); first = false) {
         const auto started = std::chrono::steady_clock::now();
-        const goals::Plan plan = goals::plan(now, planner);
+        // The first round checks its input as every plan does (and is timed
+        // with it); each later round's model is apply_actions' of a checked one.
+        const goals::Plan plan = first ? goals::plan(now, planner) : goals::plan_checked(now, planner);
         totals.planning_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         totals.unfixable.clear();
         for (const goals::Unfixable& u : plan.unfixable) {

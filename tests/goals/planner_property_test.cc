@@ -365,6 +365,17 @@ RC_GTEST_PROP(PlannerProperties, ABrokerRefusedByItsOwnSideStaysRefusedWhileItsE
     RC_TAG(kept == 0 ? "no refusal to keep" : "some refusal kept");
 }
 
+/// A complete plan's later rounds skip the input check (plan_checked): the
+/// model apply_actions leaves passes it, and plan_checked plans it as plan does.
+RC_GTEST_PROP(PlannerProperties, TheModelAPlanLeavesPassesTheInputCheck, ()) {
+    const ClusterModel model = random_model();
+    const PlannerConfig config = random_config();
+    RC_PRE(check_input(model, config).empty());
+    const ClusterModel next = apply_actions(model, plan(model, config).actions, config.flavor);
+    RC_ASSERT(check_input(next, config).empty());
+    RC_ASSERT(plan_checked(next, config) == plan(next, config));
+}
+
 RC_GTEST_PROP(PlannerProperties, NoBrokerIsTouchedByMoreThanBrokerActionsMax, ()) {
     const ClusterModel model = random_model();
     PlannerConfig config = random_config();
