@@ -271,22 +271,25 @@ private:
         // reached: the first candidate usually goes to one of the first
         // partners, and a refused try changes nothing to ask again.
         std::vector<uint32_t> open;  // the partners reached and not refused outright, in order
-        auto move_smallest = [&](uint32_t from, const std::vector<uint32_t>& partners) {
+        auto move_smallest = [&](uint32_t from, auto&& next_partner) {
             candidates_of(from);
             if (context.gives_refused(from, tried_least)) return false;  // refused by every partner
             open.clear();
             for (size_t k = 0; k < tried.size(); k++) {
                 const uint32_t p = tried[k];
-                // The first candidate reaches every partner (or moves);
-                // the others only those left open.
-                const std::vector<uint32_t>& reach = k == 0 ? partners : open;
-                for (size_t i = 0; i < reach.size(); i++) {
-                    const uint32_t d = reach[i];
-                    if (k == 0) {
+                if (k == 0) {
+                    // The first candidate reaches every partner, as they
+                    // come (or moves); the others only those left open.
+                    for (uint32_t d = next_partner(); d != no_broker; d = next_partner()) {
                         if (context.moves_refused(from, d, tried_least)) continue;
                         open.push_back(d);
+                        if (context.move_refused(p, from, d)) continue;  // placement: cheaper than the try
+                        if (try_move(p, from, d)) return true;
                     }
-                    if (context.move_refused(p, from, d)) continue;  // placement: cheaper than the try
+                    continue;
+                }
+                for (uint32_t d : open) {
+                    if (context.move_refused(p, from, d)) continue;
                     if (try_move(p, from, d)) return true;
                 }
             }
@@ -294,6 +297,7 @@ private:
         };
 
         // Shed: fullest holders above the band.
+        std::vector<uint32_t> per_rack(std::max<size_t>(1, state.model().racks.size()), 0);
         std::vector<std::pair<int32_t, uint32_t>> full;
         for (const TopicBrokerCount& entry : state.topic_counts(t)) {
             if (state.broker(entry.broker).eligible && entry.count > b.upper) {
@@ -310,19 +314,29 @@ private:
                 if (!context.broker_budget_left(s)) break;  // the rest next plan
                 const int64_t count = counts[s];
                 if (count <= b.upper) break;
-                // Room for the topic: below its band first, then fewest replicas overall.
+                // Room for the topic: below its band first, then fewest
+                // replicas overall (those collect_partners would keep, in
+                // its order, up to destinations_max a rack), one at a time:
+                // the first few usually take the replica, and the state
+                // stands still until one does.
                 const PlanningState::CountOrder& order = state.order_by_replicas();
-                std::vector<uint32_t> partners = collect_partners(
-                    state, order.begin(), order.end(), s,
-                    [&](int32_t, uint32_t d) {
-                        if (!context.broker_budget_left(d)) return false;
-                        const int64_t theirs = counts[d];
-                        return theirs + 1 <= b.upper && theirs + 1 < count;
-                    },
-                    [](int32_t, uint32_t) { return false; });
-                std::stable_partition(partners.begin(), partners.end(),
-                                      [&](uint32_t d) { return counts[d] < b.lower; });
-                if (!move_smallest(s, partners)) break;
+                int pass = 0;  // 0: below the band, 1: the rest
+                size_t at = 0;
+                per_rack.assign(per_rack.size(), 0);
+                auto next_partner = [&]() -> uint32_t {
+                    for (; pass < 2; pass++, at = 0, per_rack.assign(per_rack.size(), 0)) {
+                        while (at < order.size()) {
+                            const uint32_t d = (order.begin() + static_cast<std::ptrdiff_t>(at++))->second;
+                            if (d == s || !context.broker_budget_left(d)) continue;
+                            const int64_t theirs = counts[d];
+                            if (!(theirs + 1 <= b.upper && theirs + 1 < count)) continue;
+                            if (per_rack[state.broker(d).rack]++ >= destinations_max) continue;
+                            if ((theirs < b.lower) == (pass == 0)) return d;
+                        }
+                    }
+                    return no_broker;
+                };
+                if (!move_smallest(s, next_partner)) break;
             }
         }
 
