@@ -120,6 +120,25 @@ bool GoalContext::takes_refused(uint32_t d, const Load& least) const {
     return false;
 }
 
+GoalContext::Placement::Placement(const GoalContext& context, uint32_t p, uint32_t s)
+    : _context(context), _p(p), _s(s) {
+    assert(context._placement_guards.size() <= 32);
+    for (size_t i = 0; i < context._placement_guards.size(); i++) {
+        if (const std::optional<uint64_t> racks = context._placement_guards[i]->refused_racks(context._state, p, s)) {
+            _racks |= *racks;
+            _by_rack |= uint32_t{1} << i;
+        }
+    }
+}
+
+bool GoalContext::Placement::refuses(uint32_t d) const {
+    if (_racks >> _context._state.broker(d).rack & 1) return true;
+    for (size_t i = 0; i < _context._placement_guards.size(); i++) {
+        if (!(_by_rack >> i & 1) && _context._placement_guards[i]->refuses_move(_context._state, _p, _s, d)) return true;
+    }
+    return false;
+}
+
 const Goal* GoalContext::move_refuser(uint32_t p, uint32_t s, uint32_t d) const {
     for (const Goal* guard : _placement_guards) {
         if (guard->refuses_move(_state, p, s, d)) return guard;

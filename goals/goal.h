@@ -32,6 +32,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -114,6 +115,24 @@ public:
     bool move_refused(uint32_t p, uint32_t s, uint32_t d) const { return move_refuser(p, s, d) != nullptr; }
     /// The first guard that judges placement and refuses that move, or nullptr.
     const Goal* move_refuser(uint32_t p, uint32_t s, uint32_t d) const;
+
+    /// move_refused for one replica and many destinations: a guard that
+    /// judges by the destination's rack alone (Goal::refused_racks) is
+    /// asked once, for the racks it refuses; the others per destination.
+    /// Holds while the state does (a search asks it between two applies).
+    class Placement {
+    public:
+        Placement(const GoalContext& context, uint32_t p, uint32_t s);
+        bool refuses(uint32_t d) const;
+
+    private:
+        const GoalContext& _context;
+        uint32_t _p;
+        uint32_t _s;
+        uint64_t _racks = 0;      // bit r: a guard refuses every broker of rack r
+        uint32_t _by_rack = 0;    // bit i: _placement_guards[i] answered by rack
+    };
+    Placement placement_of(uint32_t p, uint32_t s) const { return Placement(*this, p, s); }
     /// A group of two leader changes (a leadership chain).
     bool try_apply_chain(const Candidate& first, const Candidate& second);
     /// The guard that refused the last candidate try_apply turned down
@@ -191,6 +210,14 @@ public:
     /// that meets a refusing partner step after step asks once (PartnerRefusals).
     /// False when unsure: only a speed-up (GoalContext::takes_refused).
     virtual bool refuses_taking(const PlanningState&, uint32_t /*d*/, const Load& /*least*/) const { return false; }
+    /// For a goal that judges placement by the destination's rack alone
+    /// (refuses_move the same for every broker of a rack): the racks it
+    /// refuses moving `p`'s replica from `s` to, as bits (rack index r: bit
+    /// r). Nullopt when it judges otherwise, or past 64 racks
+    /// (GoalContext::Placement).
+    virtual std::optional<uint64_t> refused_racks(const PlanningState&, uint32_t /*p*/, uint32_t /*s*/) const {
+        return std::nullopt;
+    }
     /// For a goal that judges placement: would it refuse moving `p`'s
     /// replica from `s` to `d` (as `accepts` would judge that move)? False
     /// when unsure: only a speed-up (GoalContext::move_refused).

@@ -242,6 +242,7 @@ bool NetworkDistributionGoal::move_one(GoalContext& context, const Band& b, uint
             // is judged as the first pass reaches it: the first that takes
             // the replica spares the later ones' lookups.
             const TopicSpreadOfMove topic(state, e.partition, broker);
+            const GoalContext::Placement placement = context.placement_of(e.partition, broker);
             auto try_to = [&](size_t i) {
                 const Candidate c = state.move(e.partition, broker, partners[i], false);
                 return improves(state, b, c) && context.try_apply(c);
@@ -250,7 +251,7 @@ bool NetworkDistributionGoal::move_one(GoalContext& context, const Band& b, uint
                 const uint32_t d = partners[i];
                 fit[i] = 0;
                 if (open[i] == 0) open[i] = context.moves_refused(broker, d) ? 2 : 1;
-                if (open[i] == 2 || context.move_refused(e.partition, broker, d)) continue;
+                if (open[i] == 2 || placement.refuses(d)) continue;
                 const bool keeps = topic.keeps(d);
                 if (keep_spread && !keeps) continue;
                 fit[i] = keeps ? 1 : 2;

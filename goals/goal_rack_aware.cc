@@ -76,6 +76,24 @@ public:
     bool refuses_move(const PlanningState& state, uint32_t p, uint32_t s, uint32_t d) const override {
         return rack_excess_change(state, p, s, d) > 0;
     }
+    /// rack_excess_change per destination rack, from one count of the
+    /// partition's replicas per rack.
+    std::optional<uint64_t> refused_racks(const PlanningState& state, uint32_t p, uint32_t s) const override {
+        const uint32_t racks = state.rack_count();
+        if (racks > 64) return std::nullopt;
+        std::array<int32_t, 64> counts;
+        std::fill(counts.begin(), counts.begin() + racks, 0);
+        for (uint32_t b : state.replicas(p)) counts[state.broker(b).rack]++;
+        const int32_t limit = static_cast<int32_t>(state.rack_limit(p));
+        auto over = [limit](int32_t count) { return std::max(0, count - limit); };
+        const uint32_t from = state.broker(s).rack;
+        const int32_t leaving = over(counts[from] - 1) - over(counts[from]);
+        uint64_t refused = 0;
+        for (uint32_t r = 0; r < racks; r++) {
+            if (r != from && over(counts[r] + 1) - over(counts[r]) + leaving > 0) refused |= uint64_t{1} << r;
+        }
+        return refused;
+    }
 
     bool refuses_pairs() const override { return true; }
     /// Off a broker all of whose partitions are closed (rack_open), any

@@ -277,19 +277,20 @@ private:
             open.clear();
             for (size_t k = 0; k < tried.size(); k++) {
                 const uint32_t p = tried[k];
+                const GoalContext::Placement placement = context.placement_of(p, from);  // cheaper than the try
                 if (k == 0) {
                     // The first candidate reaches every partner, as they
                     // come (or moves); the others only those left open.
                     for (uint32_t d = next_partner(); d != no_broker; d = next_partner()) {
                         if (context.moves_refused(from, d, tried_least)) continue;
                         open.push_back(d);
-                        if (context.move_refused(p, from, d)) continue;  // placement: cheaper than the try
+                        if (placement.refuses(d)) continue;
                         if (try_move(p, from, d)) return true;
                     }
                     continue;
                 }
                 for (uint32_t d : open) {
-                    if (context.move_refused(p, from, d)) continue;
+                    if (placement.refuses(d)) continue;
                     if (try_move(p, from, d)) return true;
                 }
             }

@@ -250,8 +250,9 @@ RC_GTEST_PROP(PlannerProperties, NetworkDistributionNeverWidens, ()) {
 }
 
 /// The searches skip a move without trying it when a guard says, per pair
-/// of brokers, per source or per placement, that it would refuse it
-/// (GoalContext::moves_refused, gives_refused, move_refused): every such
+/// of brokers, per source, per destination or per placement, that it would
+/// refuse it (GoalContext::moves_refused, gives_refused, takes_refused,
+/// move_refused, and Placement, which asks a rack guard once per replica): every such
 /// move must be one try_apply refuses, or a search would skip what the plan
 /// would take; and a source refused for every partner is refused for each.
 RC_GTEST_PROP(PlannerProperties, MovesASearchSkipsAreMovesTryApplyRefuses, ()) {
@@ -276,7 +277,10 @@ RC_GTEST_PROP(PlannerProperties, MovesASearchSkipsAreMovesTryApplyRefuses, ()) {
     for (uint32_t p = 0; p < state.partition_count(); p++) {
         const std::vector<uint32_t> holders(state.replicas(p).begin(), state.replicas(p).end());
         for (uint32_t s : holders) {
+            const GoalContext::Placement placement = context.placement_of(p, s);
             for (uint32_t d = 0; d < state.broker_count(); d++) {
+                // Asked per destination or for the replica's racks at once: the same.
+                RC_ASSERT(placement.refuses(d) == context.move_refused(p, s, d));
                 if (state.holds(d, p)) continue;
                 // Refused for its own load, or for any load up to it: a
                 // pair refused from a lighter load refuses this one too.
