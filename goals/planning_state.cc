@@ -365,21 +365,28 @@ void PlanningState::rack_open_add(uint32_t p, int32_t sign) {
 
 uint32_t PlanningState::rack_excess(uint32_t p) const {
     const std::span<const uint32_t> holders = replicas(p);
-    if (holders.size() <= 1) return 0;  // one replica never crowds a rack
+    const size_t n = holders.size();
+    if (n <= 1) return 0;  // one replica never crowds a rack
     const uint32_t limit = rack_limit(p);
     // A rack's excess is its replicas past the limit-th: count each replica
     // that has at least `limit` before it in its rack. Every state build
     // asks this of every partition, so the racks are read once, into a
     // small array (RF past its size reads them in place).
-    std::array<uint32_t, 8> racks;
-    const bool gathered = holders.size() <= racks.size();
-    for (size_t i = 0; gathered && i < holders.size(); i++) racks[i] = _brokers[holders[i]].rack;
-    auto rack_of = [&](size_t i) { return gathered ? racks[i] : _brokers[holders[i]].rack; };
     uint32_t excess = 0;
-    for (size_t i = 1; i < holders.size(); i++) {
-        const uint32_t rack = rack_of(i);
+    if (n <= 8) {
+        uint32_t racks[8];
+        for (size_t i = 0; i < n; i++) racks[i] = _brokers[holders[i]].rack;
+        for (size_t i = 1; i < n; i++) {
+            uint32_t before = 0;
+            for (size_t j = 0; j < i; j++) before += racks[j] == racks[i];
+            excess += before >= limit;
+        }
+        return excess;
+    }
+    for (size_t i = 1; i < n; i++) {
+        const uint32_t rack = _brokers[holders[i]].rack;
         uint32_t before = 0;
-        for (size_t j = 0; j < i; j++) before += rack_of(j) == rack;
+        for (size_t j = 0; j < i; j++) before += _brokers[holders[j]].rack == rack;
         excess += before >= limit;
     }
     return excess;
