@@ -14,10 +14,12 @@ namespace ballast::goals {
 // ---------------------------------------------------------------- ReplicaList
 
 namespace {
-/// The list order: value descending, ties by partition index.
-bool before(const ReplicaEntry& a, const ReplicaEntry& b) {
+/// The list order: value descending, ties by partition index. A closure,
+/// not a function: std::sort and std::nth_element then inline it, where a
+/// function pointer costs a call per comparison.
+constexpr auto before = [](const ReplicaEntry& a, const ReplicaEntry& b) {
     return a.value != b.value ? a.value > b.value : a.partition < b.partition;
-}
+};
 /// The first extension of a list's sorted part.
 constexpr size_t sorted_chunk_min = 64;
 }  // namespace
