@@ -160,7 +160,7 @@ void NetworkDistributionGoal::optimize(GoalContext& context) const {
 bool NetworkDistributionGoal::step_between(GoalContext& context, Lists& lists, const Band& b, uint32_t broker,
                                            bool shedding, bool& partners_spent) const {
     PlanningState& state = context.state();
-    // Partners in order; copied because applying an action reorders the index.
+    // Partners in order, found as the tries reach them; an action ends the step.
     const PlanningState::LoadOrder& order = state.order_by(_resource);
     // Partners that spent their budget could take no action: left out.
     auto keep = [&](double, uint32_t partner) {
@@ -169,11 +169,19 @@ bool NetworkDistributionGoal::step_between(GoalContext& context, Lists& lists, c
         return false;
     };
     auto stop = [&](double value, uint32_t) { return shedding ? value >= b.mean : value <= b.mean; };
-    const std::vector<uint32_t> partners =
-        shedding ? collect_partners(state, order.begin(), order.end(), broker, keep, stop)
-                 : collect_partners(state, order.rbegin(), order.rend(), broker, keep, stop);
+    if (shedding) {
+        PartnerWalk partners(state, order.begin(), order.end(), broker, keep, stop);
+        return step_with(context, lists, b, broker, shedding, partners);
+    }
+    PartnerWalk partners(state, order.rbegin(), order.rend(), broker, keep, stop);
+    return step_with(context, lists, b, broker, shedding, partners);
+}
 
-    if (partners.empty()) return false;
+template <class Partners>
+bool NetworkDistributionGoal::step_with(GoalContext& context, Lists& lists, const Band& b, uint32_t broker,
+                                        bool shedding, Partners& partners) const {
+    PlanningState& state = context.state();
+    if (!partners.has(0)) return false;
     if (_resource == Resource::network_out && (transfer_leadership(context, lists, b, broker, shedding) ||
                                                chain_leadership(context, lists, b, broker, shedding))) {
         return true;
@@ -193,8 +201,7 @@ bool NetworkDistributionGoal::step_between(GoalContext& context, Lists& lists, c
         if (move_one(context, b, broker, shedding, partners, best_fit, false)) return true;
     }
 
-    const size_t swap_partners = std::min<size_t>(partners.size(), swap_destinations_max);
-    for (size_t i = 0; i < swap_partners; i++) {
+    for (size_t i = 0; i < swap_destinations_max && partners.has(i); i++) {
         const uint32_t s = shedding ? broker : partners[i];
         const uint32_t d = shedding ? partners[i] : broker;
         const double ideal = ideal_amount(state, b, s, d);
@@ -219,22 +226,23 @@ bool NetworkDistributionGoal::step_between(GoalContext& context, Lists& lists, c
         });
         if (applied) return true;
     }
+    partners.all();  // partners_spent: every partner seen
     return false;
 }
 
-template <class Walk>
+template <class Partners, class Walk>
 bool NetworkDistributionGoal::move_one(GoalContext& context, const Band& b, uint32_t broker, bool shedding,
-                                       const std::vector<uint32_t>& partners, Walk walk, bool keep_spread) const {
+                                       Partners& partners, Walk walk, bool keep_spread) const {
     PlanningState& state = context.state();
     bool applied = false;
     if (shedding) {
         // Per partner, for the replica being tried: 0 refused by placement
         // (or, with keep_spread, its topic's spread would not hold), 1 its
         // topic's spread holds there, 2 not.
-        std::vector<uint8_t> fit(partners.size());
+        std::vector<uint8_t> fit;
         // Partners a guard refuses outright (another rack) are left out of
         // every replica's pass; asked once, when a pass first reaches them.
-        std::vector<uint8_t> open(partners.size(), 0);  // 0 not asked yet, 1 open, 2 refused
+        std::vector<uint8_t> open;  // 0 not asked yet, 1 open, 2 refused
         walk(broker, partners[0], [&](const ReplicaEntry& e) {
             // The replica copies the same bytes to whichever partner takes
             // it: first to one where its topic's spread holds, so the topic
@@ -247,8 +255,12 @@ bool NetworkDistributionGoal::move_one(GoalContext& context, const Band& b, uint
                 const Candidate c = state.move(e.partition, broker, partners[i], false);
                 return improves(state, b, c) && context.try_apply(c);
             };
-            for (size_t i = 0; i < partners.size(); i++) {
+            for (size_t i = 0; partners.has(i); i++) {
                 const uint32_t d = partners[i];
+                if (i == fit.size()) {
+                    fit.push_back(0);
+                    open.push_back(0);
+                }
                 fit[i] = 0;
                 if (open[i] == 0) open[i] = context.moves_refused(broker, d) ? 2 : 1;
                 if (open[i] == 2 || placement.refuses(d)) continue;
@@ -257,14 +269,15 @@ bool NetworkDistributionGoal::move_one(GoalContext& context, const Band& b, uint
                 fit[i] = keeps ? 1 : 2;
                 if (fit[i] == 1 && try_to(i)) return applied = true;
             }
-            for (size_t i = 0; i < partners.size(); i++) {
+            for (size_t i = 0; i < fit.size(); i++) {
                 if (fit[i] == 2 && try_to(i)) return applied = true;
             }
             return false;
         });
         return applied;
     }
-    for (uint32_t s : partners) {
+    for (size_t i = 0; partners.has(i); i++) {
+        const uint32_t s = partners[i];
         if (context.moves_refused(s, broker)) continue;  // each try would be refused (another rack)
         uint32_t refusals = 0;
         walk(s, broker, [&](const ReplicaEntry& e) {
@@ -280,8 +293,9 @@ bool NetworkDistributionGoal::move_one(GoalContext& context, const Band& b, uint
     return false;
 }
 
+template <class Partners>
 bool NetworkDistributionGoal::cheapest_copy(GoalContext& context, Lists& lists, const Band& b, uint32_t broker,
-                                            bool shedding, const std::vector<uint32_t>& partners) const {
+                                            bool shedding, Partners& partners) const {
     PlanningState& state = context.state();
     auto cheapest = [&](uint32_t s, uint32_t d, const std::function<bool(const ReplicaEntry&)>& visit) {
         if (!disk_allows_cheapest(state, b, s) || state.broker(s).replica_count <= b.replicas_floor) return;

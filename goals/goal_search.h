@@ -71,23 +71,65 @@ double copy_bytes_max(const GoalContext& context, double mean_replica_bytes);
 /// Partners for one step: walks an index of eligible brokers from `begin`
 /// to `end` (pairs of (value, broker index)), skips `self` and those `keep`
 /// rejects, stops at the first entry `stop` says ends the walk, and keeps at
-/// most destinations_max per rack. Bounded by the brokers.
+/// most destinations_max per rack. Bounded by the brokers. Found as a
+/// search reaches them (`has`): the first one or two usually take the
+/// action, and the rest of the index is never read. Holds while the state
+/// does (an action reorders the index).
+template <class Iterator, class Keep, class Stop>
+class PartnerWalk {
+public:
+    PartnerWalk(const PlanningState& state, Iterator begin, Iterator end, uint32_t self, Keep keep, Stop stop)
+        : _state(state), _at(begin), _end(end), _self(self), _keep(std::move(keep)), _stop(std::move(stop)),
+          _per_rack(std::max<size_t>(1, state.model().racks.size()), 0) {}
+    /// Is there an `i`-th partner? Walks as far as it takes to know.
+    bool has(size_t i) {
+        while (i >= _found.size() && _at != _end) advance();
+        return i < _found.size();
+    }
+    /// The `i`-th partner; `has(i)` first.
+    uint32_t operator[](size_t i) const {
+        assert(i < _found.size());
+        return _found[i];
+    }
+    /// Every partner: the walk run to its end.
+    const std::vector<uint32_t>& all() {
+        while (_at != _end) advance();
+        return _found;
+    }
+
+private:
+    void advance() {
+        const uint32_t broker = _at->second;
+        const auto value = _at->first;
+        ++_at;
+        if (broker == _self) return;
+        if (_stop(value, broker)) {
+            _at = _end;
+            return;
+        }
+        if (!_keep(value, broker)) return;
+        uint32_t& taken = _per_rack[_state.broker(broker).rack];
+        if (taken >= destinations_max) return;
+        taken++;
+        _found.push_back(broker);
+    }
+
+    const PlanningState& _state;
+    Iterator _at;
+    Iterator _end;
+    uint32_t _self;
+    Keep _keep;
+    Stop _stop;
+    std::vector<uint32_t> _per_rack;
+    std::vector<uint32_t> _found;
+};
+
+/// Every partner of a PartnerWalk at once.
 template <class Iterator, class Keep, class Stop>
 std::vector<uint32_t> collect_partners(const PlanningState& state, Iterator begin, Iterator end,
                                        uint32_t self, Keep keep, Stop stop) {
-    std::vector<uint32_t> partners;
-    std::vector<uint32_t> per_rack(std::max<size_t>(1, state.model().racks.size()), 0);
-    for (auto it = begin; it != end; ++it) {
-        const uint32_t broker = it->second;
-        if (broker == self) continue;
-        if (stop(it->first, broker)) break;
-        if (!keep(it->first, broker)) continue;
-        uint32_t& taken = per_rack[state.broker(broker).rack];
-        if (taken >= destinations_max) continue;
-        taken++;
-        partners.push_back(broker);
-    }
-    return partners;
+    PartnerWalk<Iterator, Keep, Stop> walk(state, begin, end, self, std::move(keep), std::move(stop));
+    return walk.all();
 }
 
 /// Partners a search found refused by their own side, and at what

@@ -303,6 +303,12 @@ private:
     /// was left out because it spent its per-broker budget.
     bool step_between(GoalContext& context, Lists& lists, const Band& b, uint32_t broker,
                       bool shedding, bool& partners_spent) const;
+    /// step_between's tries, over its partners (a PartnerWalk) as they are
+    /// reached; run to their end when none acts, so every partner that
+    /// spent its budget is seen.
+    template <class Partners>
+    bool step_with(GoalContext& context, Lists& lists, const Band& b, uint32_t broker, bool shedding,
+                   Partners& partners) const;
 
     /// One move between `broker` and its partners, trying replicas in the
     /// order `walk(source, destination, visit)` visits them: off `broker`
@@ -311,17 +317,18 @@ private:
     /// partner_refusals_max of its replicas. `keep_spread`: only moves
     /// after which the replica's topic is spread as well as before
     /// (keeps_topic_spread).
-    template <class Walk>
-    bool move_one(GoalContext& context, const Band& b, uint32_t broker, bool shedding,
-                  const std::vector<uint32_t>& partners, Walk walk, bool keep_spread) const;
+    template <class Partners, class Walk>
+    bool move_one(GoalContext& context, const Band& b, uint32_t broker, bool shedding, Partners& partners,
+                  Walk walk, bool keep_spread) const;
 
     /// The first try at a move: the replica, leader or follower, that copies
     /// the fewest bytes for the load it shifts (visit_cheapest_copy_first),
     /// no more than the ideal amount and per_replica, and that keeps its
     /// topic's spread (so the topic goal need not copy more to undo it).
     /// Only off a source whose disk share allows it (disk_allows_cheapest).
+    template <class Partners>
     bool cheapest_copy(GoalContext& context, Lists& lists, const Band& b, uint32_t broker, bool shedding,
-                       const std::vector<uint32_t>& partners) const;
+                       Partners& partners) const;
 
     /// May `s` shed its cheapest copies? Only while its disk usage over the
     /// mean is at most disk_share_even or disk_share_allowance x its load
