@@ -127,6 +127,12 @@ public:
         const int32_t count = state.broker(d).replica_count;
         return state.broker(d).eligible && b.fine(count) && !b.fine(count + 1);
     }
+    /// A source in the band that one fewer replica takes out of it.
+    bool refuses_giving(const PlanningState& state, uint32_t s, const Load&) const override {
+        const CountBand b = band(state);
+        const int32_t count = state.broker(s).replica_count;
+        return state.broker(s).eligible && b.fine(count) && !b.fine(count - 1);
+    }
 
     void optimize(GoalContext& context) const override {
         PlanningState& state = context.state();
