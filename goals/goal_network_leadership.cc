@@ -16,10 +16,11 @@ bool NetworkDistributionGoal::transfer_leadership(GoalContext& context, Lists& l
     const double mean = b.mean * divisor;
     bool applied = false;
     if (shedding) {
+        std::vector<std::pair<double, uint32_t>> followers;  // per entry, reused
         visit_below_first(state, broker, lists.led.of(broker), per_leadership(state, b, broker, own - mean, true),
                           own, replica_tries_max,
                           [&](const ReplicaEntry& e) {
-            std::vector<std::pair<double, uint32_t>> followers;
+            followers.clear();
             for (uint32_t f : state.replicas(e.partition)) {
                 if (f != broker && state.broker(f).eligible && context.broker_budget_left(f)) {
                     followers.emplace_back(load(state, f), f);
