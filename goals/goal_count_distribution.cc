@@ -162,9 +162,9 @@ public:
             if (count < b.lower) empty.emplace_back(count, broker);
         }
         std::sort(full.begin(), full.end());
+        PairRefusals refusals(state);
         for (int phase = 0; phase < 2; phase++) {
             const bool shedding = phase == 0;
-            PartnerRefusals refusals(state);  // destinations when shedding, else sources
             for (const auto& [unused, broker] : shedding ? full : empty) {
                 // Each step applies one action (touching a partition no later
                 // step may touch) or ends the loop: at most one per partition.
@@ -184,7 +184,7 @@ public:
     }
 
 private:
-    bool step_between(GoalContext& context, ReplicaLists& lists, PartnerRefusals& refusals, const CountBand& b,
+    bool step_between(GoalContext& context, ReplicaLists& lists, PairRefusals& pair_refusals, const CountBand& b,
                       double copy_max, uint32_t broker, bool shedding) const {
         PlanningState& state = context.state();
         const int32_t own = state.broker(broker).replica_count;
@@ -195,45 +195,49 @@ private:
             return shedding ? (count + 1 > b.upper || count + 1 >= own) : (count - 1 < b.lower || count - 1 <= own);
         };
         const PlanningState::CountOrder& order = state.order_by_replicas();
-        const std::vector<uint32_t> partners =
-            shedding ? collect_partners(state, order.begin(), order.end(), broker, keep, stop)
-                     : collect_partners(state, order.rbegin(), order.rend(), broker, keep, stop);
         // Shedding, `broker` offers every partner the same candidates (a
         // partner that takes none leaves the state as it was).
         const Load shed_least = shedding ? least_load_ascending(state, broker, lists.of(broker), replica_tries_max)
                                          : no_load_yet;
         if (shedding && context.gives_refused(broker, shed_least)) return false;  // by every partner
-        for (uint32_t partner : partners) {
-            const uint32_t s = shedding ? broker : partner;
-            const uint32_t d = shedding ? partner : broker;
-            // The walk can apply only what it tries: none when a guard refuses
-            // every move of at least the least load it could try.
-            const Load least = shedding ? shed_least : least_load_ascending(state, s, lists.of(s), replica_tries_max);
-            if (refusals.refused(partner, least)) continue;
-            if (context.moves_refused(s, d, least)) {
-                // By the partner's side alone: it stays refused while it stands.
-                if (shedding ? context.takes_refused(d, least) : context.gives_refused(s, least)) {
-                    refusals.remember(partner, least);
+        // Partners in order, found as the tries reach them (PartnerWalk).
+        auto try_partners = [&](auto&& partners) {
+            for (size_t i = 0; partners.has(i); i++) {
+                if (try_partner(context, lists, pair_refusals, copy_max, broker, partners[i], shedding, shed_least)) {
+                    return true;
                 }
-                continue;
             }
-            bool applied = false;
-            uint32_t refusals = 0;
-            visit_ascending(state, s, lists.of(s), replica_tries_max, [&](const ReplicaEntry& e) {
-                if (state.partition(e.partition).load.size_bytes > copy_max) return false;
-                // Placement first, cheaper than the try: off a partner in
-                // another rack most tries end there.
-                if (const Goal* refuser = context.move_refuser(e.partition, s, d)) {
-                    if (refuser->kind() == GoalKind::rack_aware) refusals++;
-                    return refusals >= partner_refusals_max;
-                }
-                applied = context.try_apply(state.move(e.partition, s, d, false));
-                if (!applied && refused_by_rack(context)) refusals++;
-                return applied || refusals >= partner_refusals_max;
-            });
-            if (applied) return true;
-        }
-        return false;
+            return false;
+        };
+        if (shedding) return try_partners(PartnerWalk(state, order.begin(), order.end(), broker, keep, stop));
+        return try_partners(PartnerWalk(state, order.rbegin(), order.rend(), broker, keep, stop));
+    }
+
+    /// step_between's move between `broker` and one partner.
+    bool try_partner(GoalContext& context, ReplicaLists& lists, PairRefusals& pair_refusals, double copy_max,
+                     uint32_t broker, uint32_t partner, bool shedding, const Load& shed_least) const {
+        PlanningState& state = context.state();
+        const uint32_t s = shedding ? broker : partner;
+        const uint32_t d = shedding ? partner : broker;
+        // The walk can apply only what it tries: none when a guard refuses
+        // every move of at least the least load it could try.
+        const Load least = shedding ? shed_least : least_load_ascending(state, s, lists.of(s), replica_tries_max);
+        if (pair_refusals.refused(context, s, d, least)) return false;
+        bool applied = false;
+        uint32_t refusals = 0;
+        visit_ascending(state, s, lists.of(s), replica_tries_max, [&](const ReplicaEntry& e) {
+            if (state.partition(e.partition).load.size_bytes > copy_max) return false;
+            // Placement first, cheaper than the try: off a partner in
+            // another rack most tries end there.
+            if (const Goal* refuser = context.move_refuser(e.partition, s, d)) {
+                if (refuser->kind() == GoalKind::rack_aware) refusals++;
+                return refusals >= partner_refusals_max;
+            }
+            applied = context.try_apply(state.move(e.partition, s, d, false));
+            if (!applied && refused_by_rack(context)) refusals++;
+            return applied || refusals >= partner_refusals_max;
+        });
+        return applied;
     }
 
     /// When no single move helps (the load goals refuse them: the brokers

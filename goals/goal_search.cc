@@ -237,6 +237,14 @@ Load least_load_ascending(const PlanningState& state, uint32_t broker, ReplicaLi
     return least;
 }
 
+bool PairRefusals::refused(const GoalContext& context, uint32_t s, uint32_t d, const Load& least) {
+    if (_giving.refused(s, least) || _taking.refused(d, least)) return true;
+    if (!context.moves_refused(s, d, least)) return false;
+    if (context.gives_refused(s, least)) _giving.remember(s, least);
+    if (context.takes_refused(d, least)) _taking.remember(d, least);
+    return true;
+}
+
 double copy_bytes_max(const GoalContext& context, double mean_replica_bytes) {
     const std::vector<Action>& earlier = context.state().actions();
     const bool copied = std::any_of(earlier.begin(), earlier.end(),

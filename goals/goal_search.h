@@ -158,6 +158,21 @@ private:
     std::vector<Entry> _refused;
 };
 
+/// Pairs a guard refuses outright (GoalContext::moves_refused), remembered
+/// by the side that refuses: a source for any destination (gives_refused),
+/// a destination for any source (takes_refused). A search over many pairs
+/// asks the guards of each broker at the edge of a band once while it stands.
+class PairRefusals {
+public:
+    explicit PairRefusals(const PlanningState& state) : _giving(state), _taking(state) {}
+    /// context.moves_refused(s, d, least), answered from memory where it can.
+    bool refused(const GoalContext& context, uint32_t s, uint32_t d, const Load& least);
+
+private:
+    PartnerRefusals _giving;
+    PartnerRefusals _taking;
+};
+
 /// One movable replica on a broker and the value it is sorted by.
 struct ReplicaEntry {
     double value = 0;

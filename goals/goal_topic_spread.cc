@@ -139,7 +139,7 @@ private:
         std::vector<int32_t> counts;  // spread()'s, reused from topic to topic
         // Across the topics, the same brokers at their bands' edges are
         // refused again and again: remembered by the side that refuses.
-        Refusals refusals{PartnerRefusals(state), PartnerRefusals(state)};
+        PairRefusals refusals(state);
         for (uint32_t t = 0; t < state.topic_count(); t++) {
             if (!context.budget_left()) return;
             if (!judged_topic(state, t) || topic_satisfied(state, t)) continue;
@@ -147,28 +147,15 @@ private:
         }
     }
 
-    /// Sources and destinations a guard refuses by their own side.
-    struct Refusals {
-        PartnerRefusals giving;
-        PartnerRefusals taking;
-    };
 
     /// `counts`: scratch, topic t's replicas per broker while it runs.
     /// `refusals`: the run's, kept from topic to topic.
     /// `copy_ratio`: the most bytes a copy may carry, over the topic's mean
     /// replica size (copy_bytes_max).
     template <class Gives>
-    void spread(GoalContext& context, uint32_t t, std::vector<int32_t>& counts, Refusals& refusals,
+    void spread(GoalContext& context, uint32_t t, std::vector<int32_t>& counts, PairRefusals& refusals,
                 double copy_ratio, Gives gives) const {
         PlanningState& state = context.state();
-        // Does a guard refuse every move from `from` to `to` of at least `least`?
-        auto pair_refused = [&](uint32_t from, uint32_t to, const Load& least) {
-            if (refusals.giving.refused(from, least) || refusals.taking.refused(to, least)) return true;
-            if (!context.moves_refused(from, to, least)) return false;
-            if (context.gives_refused(from, least)) refusals.giving.remember(from, least);
-            if (context.takes_refused(to, least)) refusals.taking.remember(to, least);
-            return true;
-        };
         const CountBand b = band(state, t);
         // Topic t's replicas per broker, dense: the walks below ask for every
         // broker each round, and topic_count_on is a binary search. Only the
@@ -262,7 +249,7 @@ private:
         };
         // Moves `from` -> `to`, trying the topic's replicas on `from` in order.
         auto move_one = [&](uint32_t from, uint32_t to) {
-            if (pair_refused(from, to, Load{})) return false;  // each try would be refused
+            if (refusals.refused(context, from, to, Load{})) return false;  // each try would be refused
             candidates_of(from);
             // Only a candidate tried can be applied: none when a placement
             // guard refuses each (with as many racks as replicas, a replica
@@ -271,7 +258,7 @@ private:
             const bool placeable = std::any_of(tried.begin(), tried.end(), [&](uint32_t p) {
                 return !context.move_refused(p, from, to);
             });
-            if (!placeable || pair_refused(from, to, tried_least)) return false;
+            if (!placeable || refusals.refused(context, from, to, tried_least)) return false;
             uint32_t refusals = 0;
             for (uint32_t p : tried) {
                 if (try_move(p, from, to)) return true;
@@ -300,7 +287,7 @@ private:
                     // The first candidate reaches every partner, as they
                     // come (or moves); the others only those left open.
                     for (uint32_t d = next_partner(); d != no_broker; d = next_partner()) {
-                        if (pair_refused(from, d, tried_least)) continue;
+                        if (refusals.refused(context, from, d, tried_least)) continue;
                         open.push_back(d);
                         if (placement.refuses(d)) continue;
                         if (try_move(p, from, d)) return true;
