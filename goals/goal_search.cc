@@ -133,6 +133,15 @@ ReplicaLists::Key network_per_byte_key() {
 
 // ---------------------------------------------------------------- topic spread
 
+CountBand count_band(int64_t total, uint32_t brokers, double deviation) {
+    CountBand band;
+    if (brokers == 0) return band;
+    band.mean = static_cast<double>(total) / brokers;
+    band.lower = count_band_floor(band.mean * (1 - deviation));
+    band.upper = count_band_ceil(band.mean * (1 + deviation));
+    return band;
+}
+
 CountBand topic_band(const PlanningState& state, uint32_t t) {
     CountBand band;
     if (state.eligible_count() == 0) return band;

@@ -374,6 +374,37 @@ inline int64_t count_band_ceil(double x) {
     return static_cast<int64_t>(std::ceil(x - 1e-9 * std::max(1.0, std::abs(x))));
 }
 
+/// A count's band over the eligible brokers (the replica and leader count
+/// goals): mean = total / brokers, [floor(mean x (1 - deviation)),
+/// ceil(mean x (1 + deviation))].
+CountBand count_band(int64_t total, uint32_t brokers, double deviation);
+
+/// The count goals' accept rule: a touched broker in the band stays in it,
+/// and the touched brokers' total excess does not grow; `count_of(b)` now, `delta_of(change)` its change.
+template <class CountOf, class DeltaOf>
+bool count_accepts(const PlanningState& state, std::span<const BrokerChange> changes, const CountBand& band,
+                   CountOf count_of, DeltaOf delta_of) {
+    int64_t before_total = 0;
+    int64_t after_total = 0;
+    for (const BrokerChange& change : changes) {
+        const uint32_t b = change.broker;
+        const int32_t delta = delta_of(change);
+        if (!state.broker(b).eligible || delta == 0) continue;
+        const int64_t before = count_of(b);
+        const int64_t after = before + delta;
+        if (band.fine(before) && !band.fine(after)) return false;
+        before_total += band.excess(before);
+        after_total += band.excess(after);
+    }
+    return after_total <= before_total;
+}
+
+/// The count goals' exchanges (one heavy replica or leadership for several
+/// light ones): replicas given tried per partner, and light ones taken for
+/// one (bounds each try's work).
+inline constexpr uint32_t exchange_tries_max = 16;
+inline constexpr size_t exchange_light_max = 16;
+
 /// One topic's band of replicas per eligible broker (TopicSpreadGoal):
 /// [floor(mean x (1 - deviation)), max(ceil(mean x (1 + deviation)),
 /// ceil(mean) + 1)] for mean = its replicas on eligible brokers / brokers.
