@@ -249,6 +249,31 @@ RC_GTEST_PROP(PlannerProperties, NetworkDistributionNeverWidens, ()) {
     }
 }
 
+/// A random cluster's planning state and a context for its last goal,
+/// guarded by every configured goal: what the searches ask.
+struct Guarded {
+    ClusterModel model = random_model(chance(50));
+    PlannerConfig config = random_config();
+    std::unique_ptr<PlanningState> state;
+    std::vector<std::unique_ptr<Goal>> goals;
+    std::vector<const Goal*> guards;
+    Findings findings{16};
+    std::unique_ptr<GoalContext> context;
+
+    Guarded() {
+        RC_PRE(check_input(model, config).empty());
+        RC_PRE(!config.goals.empty());
+        const bool topics =
+            std::find(config.goals.begin(), config.goals.end(), GoalKind::topic_spread) != config.goals.end();
+        state = std::make_unique<PlanningState>(model, config, topics);
+        for (GoalKind kind : config.goals) {
+            goals.push_back(make_goal(kind));
+            guards.push_back(goals.back().get());
+        }
+        context = std::make_unique<GoalContext>(*state, config.goals.back(), guards, findings);
+    }
+};
+
 /// The searches skip a move without trying it when a guard says, per pair
 /// of brokers, per source, per destination or per placement, that it would
 /// refuse it (GoalContext::moves_refused, gives_refused, takes_refused,
@@ -256,20 +281,9 @@ RC_GTEST_PROP(PlannerProperties, NetworkDistributionNeverWidens, ()) {
 /// move must be one try_apply refuses, or a search would skip what the plan
 /// would take; and a source refused for every partner is refused for each.
 RC_GTEST_PROP(PlannerProperties, MovesASearchSkipsAreMovesTryApplyRefuses, ()) {
-    const ClusterModel model = random_model(chance(50));
-    const PlannerConfig config = random_config();
-    RC_PRE(check_input(model, config).empty());
-    const bool topics = std::find(config.goals.begin(), config.goals.end(), GoalKind::topic_spread) != config.goals.end();
-    PlanningState state(model, config, topics);
-    std::vector<std::unique_ptr<Goal>> goals;
-    std::vector<const Goal*> guards;
-    for (GoalKind kind : config.goals) {
-        goals.push_back(make_goal(kind));
-        guards.push_back(goals.back().get());
-    }
-    RC_PRE(!goals.empty());
-    Findings findings(16);
-    GoalContext context(state, config.goals.back(), guards, findings);
+    Guarded guarded;
+    PlanningState& state = *guarded.state;
+    GoalContext& context = *guarded.context;
     uint32_t skipped = 0;
     uint32_t taken = 0;
     uint32_t sources_refused = 0;
@@ -321,20 +335,9 @@ RC_GTEST_PROP(PlannerProperties, MovesASearchSkipsAreMovesTryApplyRefuses, ()) {
 /// any larger one, and stays refused through actions as long as none
 /// touches its partitions (its holder_epoch stays).
 RC_GTEST_PROP(PlannerProperties, ABrokerRefusedByItsOwnSideStaysRefusedWhileItsEpochHolds, ()) {
-    const ClusterModel model = random_model(chance(50));
-    const PlannerConfig config = random_config();
-    RC_PRE(check_input(model, config).empty());
-    const bool topics = std::find(config.goals.begin(), config.goals.end(), GoalKind::topic_spread) != config.goals.end();
-    PlanningState state(model, config, topics);
-    std::vector<std::unique_ptr<Goal>> goals;
-    std::vector<const Goal*> guards;
-    for (GoalKind kind : config.goals) {
-        goals.push_back(make_goal(kind));
-        guards.push_back(goals.back().get());
-    }
-    RC_PRE(!goals.empty());
-    Findings findings(16);
-    GoalContext context(state, config.goals.back(), guards, findings);
+    Guarded guarded;
+    PlanningState& state = *guarded.state;
+    GoalContext& context = *guarded.context;
     struct Refusal {
         uint32_t broker;
         bool giving;
