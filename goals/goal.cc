@@ -134,7 +134,8 @@ GoalContext::Placement::Placement(const GoalContext& context, uint32_t p, uint32
 bool GoalContext::Placement::refuses(uint32_t d) const {
     if (_racks >> _context._state.broker(d).rack & 1) return true;
     for (size_t i = 0; i < _context._placement_guards.size(); i++) {
-        if (!(_by_rack >> i & 1) && _context._placement_guards[i]->refuses_move(_context._state, _p, _s, d)) return true;
+        const Goal* guard = _context._placement_guards[i];
+        if (!(_by_rack >> i & 1) && guard->refuses_move(_context._state, _p, _s, d)) return true;
     }
     return false;
 }

@@ -190,9 +190,9 @@ public:
         return false;
     }
     /// Does this goal answer refuses_every_move, refuses_giving or
-    /// refuses_taking? A goal that overrides any says so here, or GoalContext never asks it: the
-    /// searches ask millions of times, most guards have nothing to say, and
-    /// each asking is a virtual call.
+    /// refuses_taking? A goal that overrides any says so here, or
+    /// GoalContext never asks it: the searches ask millions of times, most
+    /// guards have nothing to say, and each asking is a virtual call.
     virtual bool refuses_pairs() const { return false; }
     /// Would it refuse every move off `s` of a replica whose load is at
     /// least `least`, whatever the destination (by `s`'s side alone)? Then

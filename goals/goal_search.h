@@ -2,7 +2,9 @@
 
 /// Search helpers shared by the goals: the bounds every search obeys, each
 /// broker's movable replicas sorted by a load (built lazily, once per goal
-/// run), and best-fit walks over such a list. Private to goals/.
+/// run), best-fit walks over such a list, partners found as a search
+/// reaches them and the refusals it remembers of them, and the count
+/// goals' band and accept rule. Private to goals/.
 ///
 /// Why lazily: at 1,000,000 partitions a goal usually works on a few
 /// brokers. Sorting only the lists it reads keeps a plan O(R) + O(r log r)
@@ -380,7 +382,8 @@ inline int64_t count_band_ceil(double x) {
 CountBand count_band(int64_t total, uint32_t brokers, double deviation);
 
 /// The count goals' accept rule: a touched broker in the band stays in it,
-/// and the touched brokers' total excess does not grow; `count_of(b)` now, `delta_of(change)` its change.
+/// and the touched brokers' total excess does not grow. `count_of(b)` is a
+/// broker's count now, `delta_of(change)` its change.
 template <class CountOf, class DeltaOf>
 bool count_accepts(const PlanningState& state, std::span<const BrokerChange> changes, const CountBand& band,
                    CountOf count_of, DeltaOf delta_of) {

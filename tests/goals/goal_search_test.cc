@@ -242,7 +242,9 @@ TEST(PlanningState, RackExcessIsEachRacksReplicasPastItsLimit) {
             std::map<uint32_t, uint32_t> per_rack;
             for (uint32_t b : state.replicas(p)) per_rack[state.broker(b).rack]++;
             uint32_t excess = 0;
-            for (const auto& [rack, count] : per_rack) excess += count > state.rack_limit(p) ? count - state.rack_limit(p) : 0;
+            for (const auto& [rack, count] : per_rack) {
+                excess += count > state.rack_limit(p) ? count - state.rack_limit(p) : 0;
+            }
             EXPECT_EQ(state.rack_excess(p), excess) << "partition " << p << ", " << racks << " racks";
         }
     }

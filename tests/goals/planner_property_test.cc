@@ -363,7 +363,8 @@ RC_GTEST_PROP(PlannerProperties, ABrokerRefusedByItsOwnSideStaysRefusedWhileItsE
             if (state.holder_epoch(r.broker) != r.epoch) continue;
             const Load larger{r.least.bytes_in_per_s * 1.5, r.least.bytes_out_per_s * 1.5, r.least.size_bytes * 1.5};
             for (const Load& load : {r.least, larger}) {
-                const bool still = r.giving ? context.gives_refused(r.broker, load) : context.takes_refused(r.broker, load);
+                const bool still =
+                    r.giving ? context.gives_refused(r.broker, load) : context.takes_refused(r.broker, load);
                 RC_ASSERT(still);
             }
             kept++;
