@@ -281,6 +281,7 @@ private:
             if (context.gives_refused(from, tried_least)) return false;  // refused by every partner
             open.clear();
             for (size_t k = 0; k < tried.size(); k++) {
+                if (k > 0 && open.empty()) return false;  // no partner left for the rest
                 const uint32_t p = tried[k];
                 const GoalContext::Placement placement = context.placement_of(p, from);  // cheaper than the try
                 if (k == 0) {
