@@ -136,27 +136,46 @@ private:
     void run(GoalContext& context, double copy_ratio, Gives gives) const {
         PlanningState& state = context.state();
         if (state.eligible_count() < 2) return;
-        std::vector<int32_t> counts;  // spread()'s, reused from topic to topic
+        Scratch scratch(state.broker_count());
         // Across the topics, the same brokers at their bands' edges are
         // refused again and again: remembered by the side that refuses.
         PairRefusals refusals(state);
         for (uint32_t t = 0; t < state.topic_count(); t++) {
             if (!context.budget_left()) return;
             if (!judged_topic(state, t) || topic_satisfied(state, t)) continue;
-            spread(context, t, counts, refusals, copy_ratio, gives);
+            spread(context, t, scratch, refusals, copy_ratio, gives);
         }
     }
 
+    /// The candidates a move from one broker tries, in order (the first
+    /// replica_tries_max of the topic's replicas there still movable), and
+    /// their least load: the same for every partner until a move applies.
+    struct Candidates {
+        uint64_t generation = UINT64_MAX;  // as of Scratch::generation
+        std::vector<uint32_t> partitions;
+        Load least = no_load_yet;
+    };
+    /// spread()'s, reused from topic to topic: topic t's replicas per broker
+    /// while it runs, and each broker's candidates, kept while the state
+    /// stands (the fill side asks the same few holders again and again).
+    struct Scratch {
+        explicit Scratch(uint32_t brokers) : candidates(brokers) {}
+        std::vector<int32_t> counts;
+        std::vector<Candidates> candidates;
+        uint64_t generation = 0;  // a new topic or an applied move forgets every broker's
+    };
 
-    /// `counts`: scratch, topic t's replicas per broker while it runs.
+    /// `scratch`: the run's (Scratch), reset for topic t.
     /// `refusals`: the run's, kept from topic to topic.
     /// `copy_ratio`: the most bytes a copy may carry, over the topic's mean
     /// replica size (copy_bytes_max).
     template <class Gives>
-    void spread(GoalContext& context, uint32_t t, std::vector<int32_t>& counts, PairRefusals& refusals,
-                double copy_ratio, Gives gives) const {
+    void spread(GoalContext& context, uint32_t t, Scratch& scratch, PairRefusals& refusals, double copy_ratio,
+                Gives gives) const {
         PlanningState& state = context.state();
         const CountBand b = band(state, t);
+        std::vector<int32_t>& counts = scratch.counts;
+        scratch.generation++;
         // Topic t's replicas per broker, dense: the walks below ask for every
         // broker each round, and topic_count_on is a binary search. Only the
         // moves of t below change them, and move_one keeps them current.
@@ -219,24 +238,21 @@ private:
             }
             return std::pair(first, last);
         };
-        // The candidates a move from `from` tries, in order (the first
-        // replica_tries_max still movable), and their least load: the same
-        // for every partner until a move succeeds, which forgets them.
-        std::vector<uint32_t> tried;
-        Load tried_least = no_load_yet;
-        uint32_t tried_from = no_broker;
-        auto candidates_of = [&](uint32_t from) {
-            if (tried_from == from) return;
-            tried_from = from;
-            tried.clear();
-            tried_least = no_load_yet;
+        // What a move from `from` tries (Candidates), found once while the state stands.
+        auto candidates_of = [&](uint32_t from) -> const Candidates& {
+            Candidates& c = scratch.candidates[from];
+            if (c.generation == scratch.generation) return c;
+            c.generation = scratch.generation;
+            c.partitions.clear();
+            c.least = no_load_yet;
             auto [first, last] = replicas_on(from);
-            for (auto it = first; it != last && tried.size() < replica_tries_max; ++it) {
+            for (auto it = first; it != last && c.partitions.size() < replica_tries_max; ++it) {
                 if (!still_movable(state, from, it->partition)) continue;
                 if (it->size_bytes > copy_max) break;  // and all after it: fewest bytes first
-                tried.push_back(it->partition);
-                tried_least = least_of(tried_least, state.replica_load_on(it->partition, from));
+                c.partitions.push_back(it->partition);
+                c.least = least_of(c.least, state.replica_load_on(it->partition, from));
             }
+            return c;
         };
         // Applies the move of `p` if the guards accept it, keeping the counts current.
         auto try_move = [&](uint32_t p, uint32_t from, uint32_t to) {
@@ -244,13 +260,14 @@ private:
             counts[from]--;
             counts[to]++;
             assert(counts[from] == state.topic_count_on(t, from) && counts[to] == state.topic_count_on(t, to));
-            tried_from = no_broker;
+            scratch.generation++;
             return true;
         };
         // Moves `from` -> `to`, trying the topic's replicas on `from` in order.
         auto move_one = [&](uint32_t from, uint32_t to) {
             if (refusals.refused(context, from, to, Load{})) return false;  // each try would be refused
-            candidates_of(from);
+            const Candidates& candidates = candidates_of(from);
+            const std::vector<uint32_t>& tried = candidates.partitions;
             // Only a candidate tried can be applied: none when a placement
             // guard refuses each (with as many racks as replicas, a replica
             // moves only within its rack), or a guard refuses every move of
@@ -258,7 +275,7 @@ private:
             const bool placeable = std::any_of(tried.begin(), tried.end(), [&](uint32_t p) {
                 return !context.move_refused(p, from, to);
             });
-            if (!placeable || refusals.refused(context, from, to, tried_least)) return false;
+            if (!placeable || refusals.refused(context, from, to, candidates.least)) return false;
             uint32_t refusals = 0;
             for (uint32_t p : tried) {
                 if (try_move(p, from, to)) return true;
@@ -277,7 +294,9 @@ private:
         // partners, and a refused try changes nothing to ask again.
         std::vector<uint32_t> open;  // the partners reached and not refused outright, in order
         auto move_smallest = [&](uint32_t from, auto&& next_partner) {
-            candidates_of(from);
+            const Candidates& candidates = candidates_of(from);
+            const std::vector<uint32_t>& tried = candidates.partitions;
+            const Load& tried_least = candidates.least;
             if (context.gives_refused(from, tried_least)) return false;  // refused by every partner
             open.clear();
             for (size_t k = 0; k < tried.size(); k++) {

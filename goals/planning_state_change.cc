@@ -134,6 +134,7 @@ Action PlanningState::describe(const Candidate& c, GoalKind goal) const {
     }
     action.goal = goal;
     action.evacuation = c.evacuation;
+    action.loads.reserve(2);  // one allocation: a plan records an action per step
     action.loads.push_back({broker_id(c.source), broker_load(c.source), {}});
     action.loads.push_back({broker_id(c.destination), broker_load(c.destination), {}});
     return action;
