@@ -194,7 +194,7 @@ bool NetworkDistributionGoal::step_with(GoalContext& context, Lists& lists, cons
     // broker, say the rack goal, often fits the next). Off `broker` when
     // shedding; when filling, the replica comes off each partner in turn.
     for (ReplicaLists* candidates : {&lists.followers, &lists.leaders}) {
-        auto best_fit = [&](uint32_t s, uint32_t d, const std::function<bool(const ReplicaEntry&)>& visit) {
+        auto best_fit = [&](uint32_t s, uint32_t d, EntryVisitor visit) {
             const double ideal = std::min(ideal_amount(state, b, s, d), per_replica(state, b, s, d));
             visit_fewest_bytes_first(state, s, candidates->of(s), ideal, narrowing_limit(state, s, d), visit);
         };
@@ -236,13 +236,19 @@ bool NetworkDistributionGoal::move_one(GoalContext& context, const Band& b, uint
     PlanningState& state = context.state();
     bool applied = false;
     if (shedding) {
-        // Per partner, for the replica being tried: 0 refused by placement
-        // (or, with keep_spread, its topic's spread would not hold), 1 its
-        // topic's spread holds there, 2 not.
-        std::vector<uint8_t> fit;
-        // Partners a guard refuses outright (another rack) are left out of
-        // every replica's pass; asked once, when a pass first reaches them.
-        std::vector<uint8_t> open;  // 0 not asked yet, 1 open, 2 refused
+        // Per partner reached, in one vector (one allocation a step).
+        struct Reached {
+            // For the replica being tried: 0 refused by placement (or, with
+            // keep_spread, its topic's spread would not hold), 1 its
+            // topic's spread holds there, 2 not.
+            uint8_t fit = 0;
+            // Partners a guard refuses outright (another rack) are left out
+            // of every replica's pass; asked once, when a pass first
+            // reaches them. 0 not asked yet, 1 open, 2 refused.
+            uint8_t open = 0;
+        };
+        std::vector<Reached> reached;
+        reached.reserve(16);
         walk(broker, partners[0], [&](const ReplicaEntry& e) {
             // The replica copies the same bytes to whichever partner takes
             // it: first to one where its topic's spread holds, so the topic
@@ -257,20 +263,18 @@ bool NetworkDistributionGoal::move_one(GoalContext& context, const Band& b, uint
             };
             for (size_t i = 0; partners.has(i); i++) {
                 const uint32_t d = partners[i];
-                if (i == fit.size()) {
-                    fit.push_back(0);
-                    open.push_back(0);
-                }
-                fit[i] = 0;
-                if (open[i] == 0) open[i] = context.moves_refused(broker, d) ? 2 : 1;
-                if (open[i] == 2 || placement.refuses(d)) continue;
+                if (i == reached.size()) reached.emplace_back();
+                Reached& r = reached[i];
+                r.fit = 0;
+                if (r.open == 0) r.open = context.moves_refused(broker, d) ? 2 : 1;
+                if (r.open == 2 || placement.refuses(d)) continue;
                 const bool keeps = topic.keeps(d);
                 if (keep_spread && !keeps) continue;
-                fit[i] = keeps ? 1 : 2;
-                if (fit[i] == 1 && try_to(i)) return applied = true;
+                r.fit = keeps ? 1 : 2;
+                if (r.fit == 1 && try_to(i)) return applied = true;
             }
-            for (size_t i = 0; i < fit.size(); i++) {
-                if (fit[i] == 2 && try_to(i)) return applied = true;
+            for (size_t i = 0; i < reached.size(); i++) {
+                if (reached[i].fit == 2 && try_to(i)) return applied = true;
             }
             return false;
         });
@@ -297,7 +301,7 @@ template <class Partners>
 bool NetworkDistributionGoal::cheapest_copy(GoalContext& context, Lists& lists, const Band& b, uint32_t broker,
                                             bool shedding, Partners& partners) const {
     PlanningState& state = context.state();
-    auto cheapest = [&](uint32_t s, uint32_t d, const std::function<bool(const ReplicaEntry&)>& visit) {
+    auto cheapest = [&](uint32_t s, uint32_t d, EntryVisitor visit) {
         if (!disk_allows_cheapest(state, b, s) || state.broker(s).replica_count <= b.replicas_floor) return;
         const double most = std::min({ideal_amount(state, b, s, d), per_replica(state, b, s, d),
                                       narrowing_limit(state, s, d)});

@@ -179,7 +179,7 @@ bool TopicSpreadOfMove::keeps(uint32_t d) const {
 // ---------------------------------------------------------------- best-fit walks
 
 bool visit_fewest_bytes_first(const PlanningState& state, uint32_t broker, ReplicaList& list, double pivot,
-                              double high, const std::function<bool(const ReplicaEntry&)>& visit) {
+                              double high, EntryVisitor visit) {
     // The head with each entry's bytes per load, computed once: in a fixed
     // array, since a walk runs for every step of the network goals.
     struct HeadEntry {
@@ -263,8 +263,7 @@ double copy_bytes_max(const GoalContext& context, double mean_replica_bytes) {
 }
 
 bool visit_cheapest_copy_first(const PlanningState& state, uint32_t broker, ReplicaList& list,
-                               Resource resource, double value_max,
-                               const std::function<bool(const ReplicaEntry&)>& visit) {
+                               Resource resource, double value_max, EntryVisitor visit) {
     uint32_t tries = 0;
     uint32_t scanned = 0;
     for (size_t i = 0; i < list.entries.size() && tries < replica_tries_max && scanned < cheapest_scan_max;

@@ -19,6 +19,7 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -318,6 +319,25 @@ template <class Visit>
 bool visit_above_first(const PlanningState& state, uint32_t broker, ReplicaList& list, double pivot, double low,
                        double high, uint32_t tries_max, Visit&& visit);
 
+/// A walk's visitor, passed down without a copy or an allocation (as
+/// C++26's std::function_ref): the walks below are not templates, run for
+/// every step of the network goals, and their visitors capture more than a
+/// std::function holds without allocating. Refers to `visit`, so it lives
+/// no longer than the call it is passed to.
+class EntryVisitor {
+public:
+    template <class Visit>
+        requires(!std::is_same_v<std::remove_cvref_t<Visit>, EntryVisitor>)
+    EntryVisitor(Visit&& visit)  // NOLINT: converts implicitly, as a function reference does
+        : _visit(const_cast<void*>(static_cast<const void*>(&visit))),
+          _call([](void* v, const ReplicaEntry& e) -> bool { return (*static_cast<std::remove_reference_t<Visit>*>(v))(e); }) {}
+    bool operator()(const ReplicaEntry& e) const { return _call(_visit, e); }
+
+private:
+    void* _visit;
+    bool (*_call)(void*, const ReplicaEntry&);
+};
+
 /// Candidates weighed for the bytes their copy carries (visit_fewest_bytes_first).
 inline constexpr size_t bytes_choices = 32;
 
@@ -330,7 +350,7 @@ inline constexpr size_t bytes_choices = 32;
 /// may hold ten times the bytes of another, and the load moves the same
 /// either way. Entries must have values > 0 (a `positive_only` list).
 bool visit_fewest_bytes_first(const PlanningState& state, uint32_t broker, ReplicaList& list, double pivot,
-                              double high, const std::function<bool(const ReplicaEntry&)>& visit);
+                              double high, EntryVisitor visit);
 
 /// A list key: the load `p` puts on `b` in `resource` per byte its copy
 /// carries (the partition's size; +1 so an empty partition is the cheapest,
@@ -353,8 +373,7 @@ inline constexpr uint32_t cheapest_scan_max = 512;
 /// (returns true), after replica_tries_max visits or cheapest_scan_max
 /// entries.
 bool visit_cheapest_copy_first(const PlanningState& state, uint32_t broker, ReplicaList& list,
-                               Resource resource, double value_max,
-                               const std::function<bool(const ReplicaEntry&)>& visit);
+                               Resource resource, double value_max, EntryVisitor visit);
 
 /// A band of counts (replicas, leaders, a topic's replicas) per broker:
 /// the excess is the distance outside [lower, upper].
