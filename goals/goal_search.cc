@@ -192,14 +192,19 @@ bool visit_fewest_bytes_first(const PlanningState& state, uint32_t broker, Repli
     auto try_head = [&] {
         head_tried = true;
         // Fewest bytes per load first, ties in walk order: an insertion sort
-        // is stable, as std::stable_sort was (and needs no buffer).
-        for (size_t i = 1; i < head_size; i++) {
-            for (size_t j = i; j > 0 && head[j].bytes_per_load < head[j - 1].bytes_per_load; j--) {
-                std::swap(head[j], head[j - 1]);
+        // is stable, as std::stable_sort was (and needs no buffer). It sorts
+        // the entries' positions, a byte each, not the entries.
+        std::array<uint8_t, bytes_choices> order;
+        for (size_t i = 0; i < head_size; i++) {
+            const uint8_t at = static_cast<uint8_t>(i);
+            size_t j = i;
+            for (; j > 0 && head[at].bytes_per_load < head[order[j - 1]].bytes_per_load; j--) {
+                order[j] = order[j - 1];
             }
+            order[j] = at;
         }
         for (size_t i = 0; i < head_size; i++) {
-            const ReplicaEntry& e = head[i].entry;
+            const ReplicaEntry& e = head[order[i]].entry;
             // An earlier entry's action may have touched this one's partition.
             if (still_movable(state, broker, e.partition) && visit(e)) return true;
         }

@@ -330,7 +330,9 @@ public:
         requires(!std::is_same_v<std::remove_cvref_t<Visit>, EntryVisitor>)
     EntryVisitor(Visit&& visit)  // NOLINT: converts implicitly, as a function reference does
         : _visit(const_cast<void*>(static_cast<const void*>(&visit))),
-          _call([](void* v, const ReplicaEntry& e) -> bool { return (*static_cast<std::remove_reference_t<Visit>*>(v))(e); }) {}
+          _call([](void* v, const ReplicaEntry& e) -> bool {
+              return (*static_cast<std::remove_reference_t<Visit>*>(v))(e);
+          }) {}
     bool operator()(const ReplicaEntry& e) const { return _call(_visit, e); }
 
 private:
