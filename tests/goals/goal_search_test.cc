@@ -216,6 +216,61 @@ TEST(ReplicaList, WalksFromEitherEndSeeTheOrderOfAFullSort) {
     }
 }
 
+/// The fewest-bytes walk visits the best-fit walk's head (the first
+/// bytes_choices entries at least a quarter of the first's load) by bytes
+/// per load, ties in walk order, as a stable sort orders them; then the
+/// rest of the walk as it comes. Few distinct loads and sizes: many ties.
+TEST(VisitFewestBytesFirst, VisitsTheHeadByBytesPerLoadTiesInWalkOrderThenTheRest) {
+    std::mt19937 random(11);
+    const PlannerConfig config = only({GoalKind::network_in_usage_distribution});
+    for (int trial = 0; trial < 100; trial++) {
+        ModelBuilder builder(now_ms);
+        builder.broker(1);
+        builder.broker(2);
+        builder.topic("t");
+        const int partitions = std::uniform_int_distribution<int>(1, 120)(random);
+        for (int p = 0; p < partitions; p++) {
+            const double in = std::uniform_int_distribution<int>(1, 12)(random) * mib;
+            const double size = std::uniform_int_distribution<int>(1, 4)(random) * mib;
+            builder.partition({1}, in, 0, size);
+        }
+        const ClusterModel model = builder.build();
+        const PlanningState state(model, config, false);
+        ReplicaLists lists(state, resource_key(Resource::network_in), true, ListFor::moves);
+        const double pivot = std::uniform_int_distribution<int>(0, 13)(random) * mib;
+        const double high = std::uniform_int_distribution<int>(0, 13)(random) * mib;
+
+        std::vector<ReplicaEntry> walk;  // the best-fit walk, every entry turned down
+        visit_below_first(state, 0, lists.of(0), pivot, high, replica_tries_max, [&](const ReplicaEntry& e) {
+            walk.push_back(e);
+            return false;
+        });
+        size_t head = 0;
+        while (head < walk.size() && head < bytes_choices && walk[head].value >= walk[0].value * 0.25) {
+            head++;
+        }
+        auto bytes_per_load = [&](const ReplicaEntry& e) {
+            return model.partitions[e.partition].load.size_bytes / e.value;
+        };
+        std::vector<ReplicaEntry> expected = walk;
+        std::stable_sort(expected.begin(), expected.begin() + static_cast<std::ptrdiff_t>(head),
+                         [&](const ReplicaEntry& a, const ReplicaEntry& b) {
+                             return bytes_per_load(a) < bytes_per_load(b);
+                         });
+
+        std::vector<uint32_t> visited;
+        visit_fewest_bytes_first(state, 0, lists.of(0), pivot, high, [&](const ReplicaEntry& e) {
+            visited.push_back(e.partition);
+            return false;
+        });
+        ASSERT_EQ(visited.size(), expected.size()) << "trial " << trial;
+        for (size_t i = 0; i < expected.size(); i++) {
+            ASSERT_EQ(visited[i], expected[i].partition)
+                << "trial " << trial << ", visit " << i << ", " << head << " in the head";
+        }
+    }
+}
+
 /// A partition's rack excess is the sum over racks of the replicas past
 /// the rack limit, for replication factors past the limit of one (fewer
 /// racks than replicas) and past the eight racks read into an array.
