@@ -138,10 +138,11 @@ private:
     /// `s` gives up leadership of one partition to its least-leading follower.
     bool hand_off(GoalContext& context, ReplicaLists& led, const CountBand& b, uint32_t s) const {
         PlanningState& state = context.state();
+        std::vector<std::pair<int32_t, uint32_t>> followers;  // one entry's, the storage kept for the next
         return visit_ascending(state, s, led.of(s), replica_tries_max, [&](const ReplicaEntry& e) {
             if (state.leader(e.partition) != static_cast<int32_t>(s)) return false;
             // Followers by leader count, then index; RF is small.
-            std::vector<std::pair<int32_t, uint32_t>> followers;
+            followers.clear();
             for (uint32_t f : state.replicas(e.partition)) {
                 if (f == s || !state.broker(f).eligible || !context.broker_budget_left(f)) continue;
                 const int32_t leaders = state.broker(f).leader_count;

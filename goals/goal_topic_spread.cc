@@ -375,13 +375,14 @@ private:
         }
         std::stable_sort(short_of.begin(), short_of.end(),
                          [](const auto& x, const auto& y) { return x.first < y.first; });
+        std::vector<std::pair<int32_t, uint32_t>> holders;  // one round's, the storage kept for the next
         for (const auto& [unused, d] : short_of) {
             for (int64_t round = 0; round < b.lower; round++) {
                 if (!context.budget_left()) return;
                 if (counts[d] >= b.lower) break;
                 if (!context.broker_budget_left(d)) break;  // the rest next plan
                 // Holders with the most of the topic first.
-                std::vector<std::pair<int32_t, uint32_t>> holders;
+                holders.clear();
                 for (const TopicBrokerCount& entry : state.topic_counts(t)) {
                     const int64_t mine = counts[d];
                     if (entry.broker == d || !state.broker(entry.broker).eligible) continue;
