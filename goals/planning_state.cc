@@ -20,17 +20,15 @@ PlanningState::PlanningState(const ClusterModel& model, const PlannerConfig& con
                              bool track_topics)
     : _model(model), _config(config), _tracks_topics(track_topics) {
     build_brokers();
-    build_overlay();
-    build_topics();
-    recompute_aggregates();
-    count_topics();
-    // No action yet: every eligible broker has its whole budget.
-    _broker_actions.assign(_brokers.size(), 0);
-    _eligible_with_budget = _eligible_count;
     _rack_eligible.assign(std::max<size_t>(1, _model.racks.size()), 0);
     for (const BrokerState& broker : _brokers) _rack_eligible[broker.rack] += broker.eligible;
     _rack_eligible_with_budget = _rack_eligible;
-    count_rack_open();
+    start_rack_open();
+    build_overlay();
+    finish_aggregates();
+    // No action yet: every eligible broker has its whole budget.
+    _broker_actions.assign(_brokers.size(), 0);
+    _eligible_with_budget = _eligible_count;
 }
 
 void PlanningState::build_brokers() {
@@ -130,13 +128,31 @@ void PlanningState::build_overlay() {
     for (size_t p = 0; throttled && p < partition_count; p++) {
         _uncopyable[p] = estimate_copy(_model.partitions[p], _config).verdict != CopyVerdict::fits;
     }
+    // One pass over the partitions (a large model's partitions outgrow the
+    // caches, so each further pass reads them from memory again): the leaders and
+    // fixed partitions, the replicas per broker, the brokers' sums (in
+    // partition order, then slot order, as recompute_aggregates adds them),
+    // rack_open, and per topic its first partition and counts.
     std::vector<uint32_t> per_broker(brokers + 1, 0);
+    for (BrokerState& broker : _brokers) {
+        broker.load = Load{};
+        broker.replica_count = 0;
+        broker.leader_count = 0;
+    }
+    TopicCounter topics(*this);
     for (size_t p = 0; p < partition_count; p++) {
         const Partition& partition = _model.partitions[p];
         if (partition.leader >= 0) _leader[p] = static_cast<int32_t>(index(partition.leader));
         _fixed[p] = partition.excluded || in_flight(static_cast<uint32_t>(p)) || cooling_down(static_cast<uint32_t>(p));
-        for (uint32_t b : replicas(static_cast<uint32_t>(p))) per_broker[b + 1]++;
+        topics.start(static_cast<uint32_t>(p));
+        for (uint32_t b : replicas(static_cast<uint32_t>(p))) {
+            per_broker[b + 1]++;
+            add_to_sums(partition, b, _leader[p] == static_cast<int32_t>(b));
+            topics.count(b);
+        }
+        rack_open_add(static_cast<uint32_t>(p), +1);
     }
+    topics.finish();
     // Compressed rows: the model's partitions of each broker, in partition order.
     for (uint32_t b = 0; b < brokers; b++) per_broker[b + 1] += per_broker[b];
     _broker_partition_begin = per_broker;
@@ -148,16 +164,57 @@ void PlanningState::build_overlay() {
     }
 }
 
-void PlanningState::build_topics() {
-    const uint32_t topics = static_cast<uint32_t>(_model.topics.size());
-    _topic_begin.assign(static_cast<size_t>(topics) + 1, 0);
-    // Partitions are sorted by topic: topic t starts at the first partition whose topic is >= t.
-    uint32_t p = 0;
-    for (uint32_t t = 0; t <= topics; t++) {
-        while (p < partition_count() && _model.partitions[p].topic < t) p++;
-        _topic_begin[t] = p;
+PlanningState::TopicCounter::TopicCounter(PlanningState& state)
+    : _state(state), _scratch(state._tracks_topics ? state.broker_count() : 0, 0) {
+    const uint32_t topics = static_cast<uint32_t>(state._model.topics.size());
+    state._topic_begin.assign(static_cast<size_t>(topics) + 1, 0);
+    if (!state._tracks_topics) return;
+    state._topic_counts.assign(topics, {});
+    state._topic_eligible.assign(topics, 0);
+    const size_t dense = static_cast<size_t>(topics) * state.broker_count();
+    state._topic_dense.assign(dense <= topic_dense_max ? dense : 0, 0);
+}
+
+void PlanningState::TopicCounter::start(uint32_t p) {
+    // Partitions are sorted by topic: topic t starts at the first partition
+    // whose topic is >= t, and ends where the next one starts.
+    const uint32_t topic = _state._model.partitions[p].topic;
+    if (topic < _next) {
+        assert(topic + 1 == _next && "ClusterModel: partitions sorted by topic");
+        return;
     }
-    assert(_topic_begin[topics] == partition_count());
+    if (_next > 0) flush(_next - 1);
+    while (_next <= topic) _state._topic_begin[_next++] = p;
+}
+
+void PlanningState::TopicCounter::finish() {
+    if (_next > 0) flush(_next - 1);
+    const uint32_t topics = static_cast<uint32_t>(_state._topic_begin.size() - 1);
+    while (_next <= topics) _state._topic_begin[_next++] = _state.partition_count();
+}
+
+void PlanningState::TopicCounter::flush(uint32_t t) {
+    if (!_state._tracks_topics) return;
+    const uint32_t brokers = _state.broker_count();
+    std::vector<TopicBrokerCount>& counts = _state._topic_counts[t];
+    counts.reserve(_seen.size());
+    if (!_state._topic_dense.empty()) {
+        for (uint32_t b : _seen) _state._topic_dense[static_cast<size_t>(t) * brokers + b] = _scratch[b];
+    }
+    if (_seen.size() * 16 > brokers) {
+        // Spread over many brokers: one pass in broker order beats a sort.
+        for (uint32_t b = 0; b < brokers; b++) {
+            if (_scratch[b] != 0) counts.push_back({b, _scratch[b]});
+            _scratch[b] = 0;
+        }
+    } else {
+        std::sort(_seen.begin(), _seen.end());
+        for (uint32_t b : _seen) {
+            counts.push_back({b, _scratch[b]});
+            _scratch[b] = 0;
+        }
+    }
+    _seen.clear();
 }
 
 std::span<const uint32_t> PlanningState::model_partitions_of(uint32_t b) const {
@@ -250,17 +307,12 @@ void PlanningState::recompute_aggregates() {
     // as for a model built from the plan's result, so the sums are identical.
     for (uint32_t p = 0; p < partition_count(); p++) {
         const Partition& partition = _model.partitions[p];
-        for (uint32_t b : replicas(p)) {
-            const bool leads = _leader[p] == static_cast<int32_t>(b);
-            const Load load = replica_load(partition, leads);
-            BrokerState& broker = _brokers[b];
-            broker.load.bytes_in_per_s += load.bytes_in_per_s;
-            broker.load.bytes_out_per_s += load.bytes_out_per_s;
-            broker.load.size_bytes += load.size_bytes;
-            broker.replica_count++;
-            broker.leader_count += leads;
-        }
+        for (uint32_t b : replicas(p)) add_to_sums(partition, b, _leader[p] == static_cast<int32_t>(b));
     }
+    finish_aggregates();
+}
+
+void PlanningState::finish_aggregates() {
     _eligible_count = 0;
     _eligible_load = Load{};
     _eligible_replicas = 0;
@@ -284,44 +336,6 @@ void PlanningState::recompute_aggregates() {
     _by_leaders.sort();
 }
 
-void PlanningState::count_topics() {
-    if (!_tracks_topics) return;
-    const uint32_t topics = topic_count();
-    _topic_counts.assign(topics, {});
-    _topic_eligible.assign(topics, 0);
-    const size_t dense = static_cast<size_t>(topics) * broker_count();
-    _topic_dense.assign(dense <= topic_dense_max ? dense : 0, 0);
-    std::vector<int32_t> scratch(broker_count(), 0);
-    std::vector<uint32_t> seen;
-    for (uint32_t t = 0; t < topics; t++) {
-        seen.clear();
-        for (uint32_t p = _topic_begin[t]; p < _topic_begin[t + 1]; p++) {
-            for (uint32_t b : replicas(p)) {
-                if (scratch[b]++ == 0) seen.push_back(b);
-                if (_brokers[b].eligible) _topic_eligible[t]++;
-            }
-        }
-        std::vector<TopicBrokerCount>& counts = _topic_counts[t];
-        counts.reserve(seen.size());
-        if (!_topic_dense.empty()) {
-            for (uint32_t b : seen) _topic_dense[static_cast<size_t>(t) * broker_count() + b] = scratch[b];
-        }
-        if (seen.size() * 16 > broker_count()) {
-            // Spread over many brokers: one pass in broker order beats a sort.
-            for (uint32_t b = 0; b < broker_count(); b++) {
-                if (scratch[b] != 0) counts.push_back({b, scratch[b]});
-                scratch[b] = 0;
-            }
-            continue;
-        }
-        std::sort(seen.begin(), seen.end());
-        for (uint32_t b : seen) {
-            counts.push_back({b, scratch[b]});
-            scratch[b] = 0;
-        }
-    }
-}
-
 bool PlanningState::rack_closed(uint32_t p) const {
     const std::span<const uint32_t> holders = replicas(p);
     const uint32_t limit = rack_limit(p);
@@ -343,7 +357,7 @@ bool PlanningState::rack_closed(uint32_t p) const {
     return true;
 }
 
-void PlanningState::count_rack_open() {
+void PlanningState::start_rack_open() {
     _eligible_racks.clear();
     for (uint32_t rack = 0; rack < _rack_eligible.size(); rack++) {
         if (_rack_eligible[rack] > 0) _eligible_racks.push_back(rack);
@@ -352,8 +366,7 @@ void PlanningState::count_rack_open() {
     _rack_crowded = 0;
     // Only the rack goal asks, and with one rack no move changes rack.
     if (_model.racks.size() < 2 || !has_goal(_config, GoalKind::rack_aware)) return;
-    _rack_open.assign(_brokers.size(), 0);
-    for (uint32_t p = 0; p < partition_count(); p++) rack_open_add(p, +1);
+    _rack_open.assign(_brokers.size(), 0);  // counted by build_overlay
 }
 
 void PlanningState::rack_open_add(uint32_t p, int32_t sign) {
@@ -373,6 +386,14 @@ uint32_t PlanningState::rack_excess(uint32_t p) const {
     // asks this of every partition, so the racks are read once, into a
     // small array (RF past its size reads them in place).
     uint32_t excess = 0;
+    if (n == 3) {  // the usual RF, unrolled: every build asks it of every partition
+        const uint32_t r0 = _brokers[holders[0]].rack;
+        const uint32_t r1 = _brokers[holders[1]].rack;
+        const uint32_t r2 = _brokers[holders[2]].rack;
+        const uint32_t before_second = r0 == r1;
+        const uint32_t before_third = static_cast<uint32_t>(r0 == r2) + static_cast<uint32_t>(r1 == r2);
+        return static_cast<uint32_t>(before_second >= limit) + static_cast<uint32_t>(before_third >= limit);
+    }
     if (n <= 8) {
         uint32_t racks[8];
         for (size_t i = 0; i < n; i++) racks[i] = _brokers[holders[i]].rack;

@@ -398,10 +398,40 @@ private:
         Load eligible_load_before;
     };
 
+    /// build_overlay's per-topic part: each topic's first partition and,
+    /// when topics are tracked, its replicas per broker, counted as the
+    /// pass goes through the partitions (sorted by topic).
+    class TopicCounter {
+    public:
+        explicit TopicCounter(PlanningState& state);
+        void start(uint32_t p);   // partition p's replicas come next
+        void count(uint32_t b) {  // one of them is on b
+            if (!_state._tracks_topics) return;
+            if (_scratch[b]++ == 0) _seen.push_back(b);
+            if (_state._brokers[b].eligible) _state._topic_eligible[_next - 1]++;
+        }
+        void finish();            // after the last partition
+
+    private:
+        void flush(uint32_t t);   // topic t's partitions are all counted
+        PlanningState& _state;
+        std::vector<int32_t> _scratch;  // per broker, the topic being counted
+        std::vector<uint32_t> _seen;    // brokers with a nonzero scratch
+        uint32_t _next = 0;             // the first topic not begun yet
+    };
+
     void build_brokers();
     void build_overlay();
-    void build_topics();
-    void count_topics();  // the per-topic counts, from the overlay
+    void add_to_sums(const Partition& partition, uint32_t b, bool leads) {
+        const Load load = replica_load(partition, leads);
+        BrokerState& broker = _brokers[b];
+        broker.load.bytes_in_per_s += load.bytes_in_per_s;
+        broker.load.bytes_out_per_s += load.bytes_out_per_s;
+        broker.load.size_bytes += load.size_bytes;
+        broker.replica_count++;
+        broker.leader_count += leads;
+    }
+    void finish_aggregates();  // recompute_aggregates' part after the sums
     void add_replica_load(uint32_t b, uint32_t p, int sign);
     void change_broker(uint32_t b, const Load& delta, int32_t replica_delta, int32_t leader_delta);
     void restore_broker(uint32_t b, const Load& load, int32_t replica_delta, int32_t leader_delta);
@@ -410,7 +440,8 @@ private:
     void topic_add(uint32_t t, uint32_t b, int32_t delta);
     void count_action(const Candidate& c, int32_t delta);
     bool rack_closed(uint32_t p) const;
-    void count_rack_open();
+    /// The eligible racks, and rack_open cleared (build_overlay counts it).
+    void start_rack_open();
     /// Adds `sign` to rack_open of `p`'s holders if `p` is open, and to
     /// rack_crowded if `p` has a rack excess.
     void rack_open_add(uint32_t p, int32_t sign);
