@@ -234,7 +234,23 @@ public:
 
     /// The band accepts_changes judges by; refuses_every_move must judge by
     /// the same, or it would skip moves the goal accepts.
-    Band judging_band(const PlanningState& state) const { return band(state, balance_margin); }
+    /// Asked for every candidate judged: kept while what it is made of
+    /// stands (the eligible total and divisor, which actions among eligible
+    /// brokers keep, and the config), and the same value as band() gives.
+    Band judging_band(const PlanningState& state) const {
+        const PlannerConfig& config = state.config();
+        const bool in = _resource == Resource::network_in;
+        const JudgingKey key{state.eligible_total(_resource), state.eligible_usage_divisor(_resource),
+                             in ? config.network_in_avg_deviation : config.network_out_avg_deviation,
+                             in ? config.network_in_detect_threshold_bytes_per_s
+                                : config.network_out_detect_threshold_bytes_per_s,
+                             state.eligible_count()};
+        if (!(key == _judging_key)) {
+            _judging = band(state, balance_margin);
+            _judging_key = key;
+        }
+        return _judging;
+    }
 
     /// The rules each touched broker keeps (accepts_changes): fine stays
     /// fine, and it ends no farther from the mean than `deviation_limit`.
@@ -366,6 +382,18 @@ private:
                               std::array<uint32_t, followers_max>& out) const;
 
     Resource _resource;
+    /// judging_band's last answer and what it was made of (no answer yet:
+    /// a NaN total, equal to none).
+    struct JudgingKey {
+        double total = std::numeric_limits<double>::quiet_NaN();
+        double divisor = 0;
+        double deviation = 0;
+        double threshold = 0;
+        uint32_t eligible = 0;
+        bool operator==(const JudgingKey&) const = default;
+    };
+    mutable JudgingKey _judging_key;
+    mutable Band _judging;
 };
 
 }  // namespace ballast::goals
