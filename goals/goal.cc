@@ -123,7 +123,9 @@ bool GoalContext::takes_refused(uint32_t d, const Load& least) const {
 GoalContext::Placement::Placement(const GoalContext& context, uint32_t p, uint32_t s)
     : _context(context), _p(p), _s(s) {
     assert(context._placement_guards.size() <= 32);
-    for (size_t i = 0; i < context._placement_guards.size(); i++) {
+    const size_t guards = context._placement_guards.size();
+    _by_rack_all = guards == 32 ? UINT32_MAX : (uint32_t{1} << guards) - 1;
+    for (size_t i = 0; i < guards; i++) {
         if (const std::optional<uint64_t> racks = context._placement_guards[i]->refused_racks(context._state, p, s)) {
             _racks |= *racks;
             _by_rack |= uint32_t{1} << i;
@@ -131,8 +133,7 @@ GoalContext::Placement::Placement(const GoalContext& context, uint32_t p, uint32
     }
 }
 
-bool GoalContext::Placement::refuses(uint32_t d) const {
-    if (_racks >> _context._state.broker(d).rack & 1) return true;
+bool GoalContext::Placement::refused_beyond_racks(uint32_t d) const {
     for (size_t i = 0; i < _context._placement_guards.size(); i++) {
         const Goal* guard = _context._placement_guards[i];
         if (!(_by_rack >> i & 1) && guard->refuses_move(_context._state, _p, _s, d)) return true;

@@ -123,14 +123,20 @@ public:
     class Placement {
     public:
         Placement(const GoalContext& context, uint32_t p, uint32_t s);
-        bool refuses(uint32_t d) const;
+        /// Asked of every partner for every replica tried: the rack answer inline.
+        bool refuses(uint32_t d) const {
+            if (_racks >> _context._state.broker(d).rack & 1) return true;
+            return _by_rack != _by_rack_all && refused_beyond_racks(d);
+        }
 
     private:
+        bool refused_beyond_racks(uint32_t d) const;
         const GoalContext& _context;
         uint32_t _p;
         uint32_t _s;
         uint64_t _racks = 0;      // bit r: a guard refuses every broker of rack r
         uint32_t _by_rack = 0;    // bit i: _placement_guards[i] answered by rack
+        uint32_t _by_rack_all = 0;  // a bit for each placement guard
     };
     Placement placement_of(uint32_t p, uint32_t s) const { return Placement(*this, p, s); }
     /// A group of two leader changes (a leadership chain).

@@ -64,7 +64,7 @@ void ReplicaList::sort_all() {
 
 // ---------------------------------------------------------------- ReplicaLists
 
-ReplicaList& ReplicaLists::of(uint32_t broker) {
+ReplicaList& ReplicaLists::build_or_compact(uint32_t broker) {
     ReplicaList& list = _lists[broker];
     if (_built[broker]) {
         if (list.stale_skipped > 16 + list.entries.size() / 8) {

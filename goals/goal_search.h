@@ -276,9 +276,17 @@ public:
         : _state(state), _key(std::move(key)), _positive_only(positive_only), _use(use), _kept_load(kept_load),
           _lists(state.broker_count()), _built(state.broker_count(), 0) {}
 
-    ReplicaList& of(uint32_t broker);
+    /// Broker `broker`'s list: built at first use, compacted when walks
+    /// have skipped many stale entries (asked at every try: the usual
+    /// answer inline).
+    ReplicaList& of(uint32_t broker) {
+        ReplicaList& list = _lists[broker];
+        if (_built[broker] && list.stale_skipped <= 16 + list.entries.size() / 8) return list;
+        return build_or_compact(broker);
+    }
 
 private:
+    ReplicaList& build_or_compact(uint32_t broker);
     const PlanningState& _state;
     Key _key;
     bool _positive_only;

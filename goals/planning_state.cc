@@ -231,10 +231,6 @@ uint32_t PlanningState::slot_of(uint32_t p, uint32_t b) const {
     return 0;
 }
 
-Load PlanningState::replica_load_on(uint32_t p, uint32_t b) const {
-    return replica_load(_model.partitions[p], _leader[p] == static_cast<int32_t>(b));
-}
-
 bool PlanningState::returns_early(uint32_t p, uint32_t b) const {
     const Partition& partition = _model.partitions[p];
     return partition.left_broker >= 0 && partition.left_broker == broker_id(b) &&
@@ -263,18 +259,8 @@ std::string PlanningState::copy_refusal(uint32_t p) const {
     return goals::copy_refusal(partition, _config, estimate_copy(partition, _config));
 }
 
-bool PlanningState::cooling_down(uint32_t p) const {
-    const int64_t moved_ms = _model.partitions[p].last_moved_ms;
-    return moved_ms >= 0 && _model.now_ms - moved_ms < _config.partition_cooldown_ms;
-}
-
 double PlanningState::eligible_total(Resource resource) const {
     return load_of(_eligible_load, resource);
-}
-
-const PlanningState::LoadOrder& PlanningState::order_by(Resource resource) const {
-    assert(resource != Resource::disk && "no disk order is kept");
-    return resource == Resource::network_in ? _by_in : _by_out;
 }
 
 std::span<const TopicBrokerCount> PlanningState::topic_counts(uint32_t t) const {

@@ -205,7 +205,9 @@ public:
         return false;
     }
     /// The load partition `p` puts on broker `b` as things stand (b holds p).
-    Load replica_load_on(uint32_t p, uint32_t b) const;
+    Load replica_load_on(uint32_t p, uint32_t b) const {
+        return replica_load(_model.partitions[p], _leader[p] == static_cast<int32_t>(b));
+    }
     bool excluded(uint32_t p) const { return _model.partitions[p].excluded; }
     /// In flight, or held by the backoff of moves that keep failing: no
     /// action of any kind, evacuations included.
@@ -213,7 +215,10 @@ public:
         const Partition& partition = _model.partitions[p];
         return partition.in_flight || _model.now_ms < partition.held_until_ms;
     }
-    bool cooling_down(uint32_t p) const;
+    bool cooling_down(uint32_t p) const {
+        const int64_t moved_ms = _model.partitions[p].last_moved_ms;
+        return moved_ms >= 0 && _model.now_ms - moved_ms < _config.partition_cooldown_ms;
+    }
     /// Would a balancing action put `p` back on broker index `b`, which it
     /// left less than return_block_ms ago?
     bool returns_early(uint32_t p, uint32_t b) const;
@@ -295,7 +300,10 @@ public:
         return resource == Resource::network_in ? _eligible_divisor_in : _eligible_divisor_out;
     }
     /// Eligible brokers ordered by (usage, index); network in and out only.
-    const LoadOrder& order_by(Resource resource) const;
+    const LoadOrder& order_by(Resource resource) const {
+        assert(resource != Resource::disk && "no disk order is kept");
+        return resource == Resource::network_in ? _by_in : _by_out;
+    }
     const CountOrder& order_by_replicas() const { return _by_replicas; }
     const CountOrder& order_by_leaders() const { return _by_leaders; }
 
