@@ -85,8 +85,8 @@ bool GoalContext::try_apply_group(std::span<const Candidate> actions) {
 
 bool GoalContext::placement_allows(const Candidate& c) const {
     if (!_state.within_broker_budget(c) || !_state.valid(c, false)) return false;
-    for (const Goal* guard : _guards) {
-        if (guard->judges_placement() && !guard->accepts(_state, c)) return false;
+    for (const Goal* guard : _placement_guards) {
+        if (!guard->accepts(_state, c)) return false;
     }
     return true;
 }
