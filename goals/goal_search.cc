@@ -83,6 +83,7 @@ ReplicaList& ReplicaLists::build_or_compact(uint32_t broker) {
             list.sorted_end = kept_sorted;
             list.sorted_tail = kept_tail;
             list.stale_skipped = 0;
+            list.compactions++;
         }
         return list;
     }
@@ -236,18 +237,30 @@ Load least_load_ascending(const PlanningState& state, uint32_t broker, ReplicaLi
     if (list.least_epoch == state.holder_epoch(broker) && list.least_tries_max == tries_max) {
         return list.least;
     }
+    // Drops stale entries from the bottom only: the others keep their index.
     prepare_ascending(state, broker, list);
-    Load least = no_load_yet;
-    uint32_t tries = 0;
-    for (size_t i = list.entries.size(); i-- > 0 && tries < tries_max;) {
-        const uint32_t p = list.at_bottom(i).partition;
-        if (!still_movable(state, broker, p)) continue;
-        tries++;
-        least = least_of(least, state.replica_load_on(p, broker));
+    std::vector<ReplicaList::Covered>& covered = list.least_covered;
+    size_t next = list.entries.size();  // the walk goes on below this index
+    if (list.least_tries_max == tries_max && list.least_compactions == list.compactions &&
+        list.least_undone == state.undone()) {
+        std::erase_if(covered, [&](const ReplicaList::Covered& c) { return !still_movable(state, broker, c.partition); });
+        next = std::min(next, list.least_next);
+    } else {
+        covered.clear();
     }
+    while (covered.size() < tries_max && next > 0) {
+        const uint32_t p = list.at_bottom(--next).partition;
+        if (!still_movable(state, broker, p)) continue;
+        covered.push_back({p, state.replica_load_on(p, broker)});
+    }
+    Load least = no_load_yet;
+    for (const ReplicaList::Covered& c : covered) least = least_of(least, c.load);
     list.least = least;
     list.least_tries_max = tries_max;
     list.least_epoch = state.holder_epoch(broker);
+    list.least_next = next;
+    list.least_compactions = list.compactions;
+    list.least_undone = state.undone();
     return least;
 }
 

@@ -219,6 +219,24 @@ struct ReplicaList {
     Load least{};
     uint32_t least_tries_max = 0;
     uint64_t least_epoch = UINT64_MAX;  // none found yet: epochs count up from 0
+    /// The entries that answer covered (the first least_tries_max still
+    /// movable from the bottom, with their loads) and the index its walk
+    /// stopped above: an action that touches a partition of the broker
+    /// outside them, or one of them, leaves the rest standing (a touched
+    /// partition stays unmovable unless an action is taken back, and
+    /// untouched ones keep their load), so the next answer drops the
+    /// touched and walks on from there instead of reading every partition
+    /// again.
+    struct Covered {
+        uint32_t partition;
+        Load load;
+    };
+    std::vector<Covered> least_covered;
+    size_t least_next = 0;
+    /// Compactions so far: they move entries, and the walk's index with them.
+    uint64_t compactions = 0;
+    uint64_t least_compactions = UINT64_MAX;
+    uint64_t least_undone = UINT64_MAX;  // PlanningState::undone() at that answer
 
     /// Entry `i` (< entries.size()) in its final place, sorting from the
     /// top as far as needed.

@@ -371,6 +371,9 @@ public:
     void apply(const Candidate& c, GoalKind goal);
     /// Takes back the last applied action exactly as it was applied.
     void undo_last();
+    /// Actions undo_last took back so far: the partitions they touched are
+    /// movable again, which an answer kept from before may not know.
+    uint64_t undone() const { return _undone; }
     /// Applies `c` as `apply` does, every sum and flag the same, without
     /// recording an Action: a trial run (GoalContext::try_apply_group
     /// judges each action of a group on the state the ones before it
@@ -509,6 +512,7 @@ private:
     std::vector<uint32_t> _rack_eligible;              // per rack index
     std::vector<uint32_t> _eligible_racks;             // racks with an eligible broker
     std::vector<uint32_t> _rack_open;                  // per broker, see rack_open()
+    uint64_t _undone = 0;                              // see undone()
     std::vector<uint64_t> _holder_epoch;               // per broker, see holder_epoch()
     uint32_t _rack_crowded = 0;                        // see rack_crowded()
     std::vector<uint32_t> _rack_eligible_with_budget;  // per rack index

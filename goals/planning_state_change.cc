@@ -179,6 +179,7 @@ void PlanningState::undo_last() {
     assert(_trials == 0 && !_actions.empty());
     _actions.pop_back();
     undo_change();
+    _undone++;
 }
 
 void PlanningState::apply_trial(const Candidate& c) {

@@ -70,6 +70,68 @@ TEST(ReplicaLists, LeastLoadIsFoundAnewOnceAnActionTouchesOneOfTheBrokersPartiti
     EXPECT_DOUBLE_EQ(least_in(broker_3), 5 * mib);
 }
 
+/// A list asked again after actions drops what they touched from the
+/// entries its last answer covered and walks on from there: its answer is
+/// a whole walk's over the same list (the first `tries` entries still
+/// movable from the bottom), through moves and leader changes on the
+/// broker and off it, and through actions taken back (whose partitions
+/// are movable again).
+TEST(ReplicaLists, LeastLoadKeptAcrossActionsIsAWholeWalksAnswer) {
+    std::mt19937 random(5);
+    ModelBuilder builder(now_ms);
+    for (int id = 1; id <= 4; id++) builder.broker(id);
+    builder.topic("t");
+    for (int i = 0; i < 120; i++) {
+        const int32_t first = 1 + static_cast<int32_t>(random() % 4);
+        const int32_t second = 1 + (first % 4);
+        builder.partition({first, second}, static_cast<double>(1 + random() % 50) * 0.1 * mib,
+                          static_cast<double>(random() % 30) * 0.1 * mib);
+    }
+    const ClusterModel model = builder.build();
+    const PlannerConfig config = only({GoalKind::replica_count_distribution});  // the state keeps a reference
+    PlanningState state(model, config, false);
+    ReplicaLists lists(state, network_key(), false, ListFor::moves);
+    constexpr uint32_t tries = 8;
+    auto whole_walk = [&](uint32_t b) {
+        ReplicaList& list = lists.of(b);
+        Load least = no_load_yet;
+        uint32_t taken = 0;
+        for (size_t i = list.entries.size(); i-- > 0 && taken < tries;) {
+            const uint32_t p = list.at_bottom(i).partition;
+            if (!state.movable(p)) continue;
+            taken++;
+            least = least_of(least, state.replica_load_on(p, b));
+        }
+        return least;
+    };
+    size_t applied = 0;
+    size_t undone = 0;
+    for (int step = 0; step < 400; step++) {
+        if (applied > 0 && random() % 4 == 0) {
+            state.undo_last();
+            applied--;
+            undone++;
+        } else {
+            const uint32_t p = static_cast<uint32_t>(random() % state.partition_count());
+            const uint32_t s = state.replicas(p)[random() % 2];
+            const uint32_t d = static_cast<uint32_t>(random() % 4);
+            const Candidate c = random() % 3 == 0 ? state.leader_change(p, s, d) : state.move(p, s, d, false);
+            if (!state.valid(c, false)) continue;
+            state.apply(c, GoalKind::replica_count_distribution);
+            applied++;
+        }
+        for (uint32_t b = 0; b < state.broker_count(); b++) {
+            const Load got = least_load_ascending(state, b, lists.of(b), tries);
+            const Load want = whole_walk(b);
+            ASSERT_EQ(got.bytes_in_per_s, want.bytes_in_per_s) << "step " << step << ", broker " << b;
+            ASSERT_EQ(got.bytes_out_per_s, want.bytes_out_per_s) << "step " << step << ", broker " << b;
+            ASSERT_EQ(got.size_bytes, want.size_bytes) << "step " << step << ", broker " << b;
+        }
+    }
+    EXPECT_GT(applied + undone, 100u);
+    EXPECT_GT(undone, 20u);
+}
+
 /// What the searches key their memory on: a broker's holder_epoch moves
 /// when an action, or its undo, touches a partition it holds before or
 /// after, and stays for a broker that holds none of them.
