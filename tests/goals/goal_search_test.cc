@@ -1,5 +1,5 @@
 // What the planning state keeps up to date through actions, and what the
-// searches' shared helpers (goals/goal_search.h) remember between calls,
+// searches' shared helpers (goals/goal_search.h, goals/replica_lists.h) remember between calls,
 // against hand-built states: each holds only while the state does.
 
 #include <gtest/gtest.h>
