@@ -225,49 +225,77 @@ public:
         std::sort(over.begin(), over.end());
         ReplicaLists lists(state, resource_key(_resource), true, ListFor::moves);
         for (const auto& [negative_excess, s] : over) {
+            Rooms rooms = destinations(context, s);
             const size_t steps_max = lists.of(s).entries.size() + 1;
             for (size_t step = 0; step < steps_max; step++) {
                 if (load(state, s) <= limit(state, s)) break;
                 if (!context.budget_left()) return;
                 if (!context.broker_budget_left(s)) break;  // the rest next plan
-                bool out_of_budget = false;
-                if (!shed_one(context, lists, s, out_of_budget)) {
-                    if (out_of_budget || waits_on_a_replica(state, s)) break;  // the rest next plan
+                const uint32_t d = shed_one(context, lists, s, rooms);
+                if (d == no_broker) {
+                    if (rooms.out_of_budget || waits_on_a_replica(state, s)) break;  // the rest next plan
                     context.unfixable(UINT32_MAX, state.broker_id(s),
                                       std::string("load over capacity x threshold and no move or "
                                                   "swap brings it under within the hard goals"));
                     break;
                 }
+                update(context, rooms, d);
             }
         }
     }
 
 private:
-    /// Eligible brokers other than `s` with room and per-broker budget left,
-    /// most room first; `out_of_budget` tells when one with room had none.
-    std::vector<std::pair<double, uint32_t>> destinations(const GoalContext& context, uint32_t s,
-                                                          bool& out_of_budget) const {
+    /// The brokers `s` may shed to: eligible, other than `s`, with room and
+    /// per-broker budget left, most room first. Found once per broker shed
+    /// and kept through its steps: an action of this goal changes the room
+    /// and the budget of its destination alone (update).
+    struct Rooms {
+        std::vector<std::pair<double, uint32_t>> by_room;  // (-room, broker), ascending
+        bool out_of_budget = false;  // a broker with room had spent its budget
+    };
+
+    double room(const PlanningState& state, uint32_t d) const {
+        return capacity_of(state, d) > 0 ? limit(state, d) - load(state, d) : std::numeric_limits<double>::infinity();
+    }
+
+    Rooms destinations(const GoalContext& context, uint32_t s) const {
         const PlanningState& state = context.state();
-        std::vector<std::pair<double, uint32_t>> rooms;
+        Rooms rooms;
         for (const auto& [count, d] : state.order_by_replicas()) {
             if (d == s) continue;
-            const double room = capacity_of(state, d) > 0 ? limit(state, d) - load(state, d)
-                                                          : std::numeric_limits<double>::infinity();
-            if (!(room > 0)) continue;
+            const double r = room(state, d);
+            if (!(r > 0)) continue;
             if (!context.broker_budget_left(d)) {
-                out_of_budget = true;
+                rooms.out_of_budget = true;
                 continue;
             }
-            rooms.emplace_back(-room, d);
+            rooms.by_room.emplace_back(-r, d);
         }
-        std::sort(rooms.begin(), rooms.end());
+        std::sort(rooms.by_room.begin(), rooms.by_room.end());
         return rooms;
     }
 
-    bool shed_one(GoalContext& context, ReplicaLists& lists, uint32_t s, bool& out_of_budget) const {
+    /// `d` took an action from the broker being shed: its place by the room
+    /// it has left, out when none is left or its budget is spent.
+    void update(const GoalContext& context, Rooms& rooms, uint32_t d) const {
+        std::vector<std::pair<double, uint32_t>>& by_room = rooms.by_room;
+        by_room.erase(std::find_if(by_room.begin(), by_room.end(),
+                                   [d](const std::pair<double, uint32_t>& entry) { return entry.second == d; }));
+        const double r = room(context.state(), d);
+        if (!(r > 0)) return;
+        if (!context.broker_budget_left(d)) {
+            rooms.out_of_budget = true;
+            return;
+        }
+        const std::pair<double, uint32_t> entry{-r, d};
+        by_room.insert(std::lower_bound(by_room.begin(), by_room.end(), entry), entry);
+    }
+
+    /// One move or swap off `s`: the broker it went to, or no_broker.
+    uint32_t shed_one(GoalContext& context, ReplicaLists& lists, uint32_t s, const Rooms& destinations) const {
         PlanningState& state = context.state();
         const double excess = load(state, s) - limit(state, s);
-        const std::vector<std::pair<double, uint32_t>> rooms = destinations(context, s, out_of_budget);
+        const std::vector<std::pair<double, uint32_t>>& rooms = destinations.by_room;
         const size_t move_tries = std::min<size_t>(rooms.size(), destinations_max);
         for (size_t i = 0; i < move_tries; i++) {
             const uint32_t d = rooms[i].second;
@@ -278,7 +306,7 @@ private:
                 if (context.move_refused(e.partition, s, d)) return false;  // placed where it may not go
                 return context.try_apply(state.move(e.partition, s, d, false), true);
             });
-            if (moved) return true;
+            if (moved) return d;
         }
         // No single replica fits anywhere: trade a big one for a smaller one.
         const size_t swap_tries = std::min<size_t>(rooms.size(), swap_destinations_max);
@@ -296,9 +324,9 @@ private:
                     return context.try_apply(state.swap(mine.partition, s, other.partition, d), true);
                 });
             });
-            if (swapped) return true;
+            if (swapped) return d;
         }
-        return false;
+        return no_broker;
     }
 
     Resource _resource;
