@@ -265,13 +265,13 @@ private:
         };
         // Moves `from` -> `to`, trying the topic's replicas on `from` in order.
         auto move_one = [&](uint32_t from, uint32_t to) {
-            if (refusals.refused(context, from, to, Load{})) return false;  // each try would be refused
             const Candidates& candidates = candidates_of(from);
             const std::vector<uint32_t>& tried = candidates.partitions;
             // Only a candidate tried can be applied: none when a placement
             // guard refuses each (with as many racks as replicas, a replica
             // moves only within its rack), or a guard refuses every move of
-            // at least their least load. Cheaper than the tries.
+            // at least their least load (which a refusal of any move
+            // implies). Cheaper than the tries.
             const bool placeable = std::any_of(tried.begin(), tried.end(), [&](uint32_t p) {
                 return !context.move_refused(p, from, to);
             });
