@@ -196,7 +196,8 @@ Load least_load_ascending(const PlanningState& state, uint32_t broker, ReplicaLi
     size_t next = list.entries.size();  // the walk goes on below this index
     if (list.least_tries_max == tries_max && list.least_compactions == list.compactions &&
         list.least_undone == state.undone()) {
-        std::erase_if(covered, [&](const ReplicaList::Covered& c) { return !still_movable(state, broker, c.partition); });
+        std::erase_if(covered,
+                      [&](const ReplicaList::Covered& c) { return !still_movable(state, broker, c.partition); });
         next = std::min(next, list.least_next);
     } else {
         covered.clear();
