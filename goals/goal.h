@@ -99,6 +99,10 @@ public:
     /// load is at least `least` (Goal::refuses_every_move)? Then try_apply
     /// would refuse each of them. `least` zero: whatever the replica.
     bool moves_refused(uint32_t s, uint32_t d, const Load& least = Load{}) const;
+    /// The pair guard whose refusal moves_refused last returned (the first
+    /// pair guard before any): whether it refuses by one side alone is what
+    /// a search remembers of the pair (PairRefusals).
+    const Goal* last_move_refuser() const { return _pair_guards[_last_move_refuser]; }
     /// Does a guard refuse every move off `s` of a replica whose load is
     /// at least `least`, to any broker (Goal::refuses_giving)? Then
     /// moves_refused(s, d, least) holds for every `d`.

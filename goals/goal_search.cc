@@ -59,8 +59,11 @@ bool TopicSpreadOfMove::keeps(uint32_t d) const {
 bool PairRefusals::refused(const GoalContext& context, uint32_t s, uint32_t d, const Load& least) {
     if (_giving.refused(s, least) || _taking.refused(d, least)) return true;
     if (!context.moves_refused(s, d, least)) return false;
-    if (context.gives_refused(s, least)) _giving.remember(s, least);
-    if (context.takes_refused(d, least)) _taking.remember(d, least);
+    // The guard that refused says whether it refuses by one side alone:
+    // asking every guard again per side cost more than the answers saved.
+    const Goal* refuser = context.last_move_refuser();
+    if (refuser->refuses_giving(context.state(), s, least)) _giving.remember(s, least);
+    if (refuser->refuses_taking(context.state(), d, least)) _taking.remember(d, least);
     return true;
 }
 

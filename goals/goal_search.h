@@ -153,9 +153,10 @@ private:
 };
 
 /// Pairs a guard refuses outright (GoalContext::moves_refused), remembered
-/// by the side that refuses: a source for any destination (gives_refused),
-/// a destination for any source (takes_refused). A search over many pairs
-/// asks the guards of each broker at the edge of a band once while it stands.
+/// by the side that refuses as the guard that refused judges it: a source
+/// for any destination (Goal::refuses_giving), a destination for any source
+/// (Goal::refuses_taking). A search over many pairs asks the guards of each
+/// broker at the edge of a band once while it stands.
 class PairRefusals {
 public:
     explicit PairRefusals(const PlanningState& state) : _giving(state), _taking(state) {}
