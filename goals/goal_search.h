@@ -128,8 +128,8 @@ std::vector<uint32_t> collect_partners(const PlanningState& state, Iterator begi
 
 /// Partners a search found refused by their own side, and at what
 /// PlanningState::holder_epoch and least load: a destination refused by a
-/// guard for any source (GoalContext::takes_refused) or a source for any
-/// destination (GoalContext::gives_refused). Such a refusal holds while the
+/// guard for any source (Goal::refuses_taking) or a source for any
+/// destination (Goal::refuses_giving). Such a refusal holds while the
 /// epoch does and for any larger least (Goal::refuses_taking), so a search
 /// that walks the same partners step after step, most of them refused,
 /// asks the guards about each once, not at every step.

@@ -134,11 +134,7 @@ void PlanningState::build_overlay() {
     // partition order, then slot order, as recompute_aggregates adds them),
     // rack_open, and per topic its first partition and counts.
     std::vector<uint32_t> per_broker(brokers + 1, 0);
-    for (BrokerState& broker : _brokers) {
-        broker.load = Load{};
-        broker.replica_count = 0;
-        broker.leader_count = 0;
-    }
+    clear_sums();
     TopicCounter topics(*this);
     for (size_t p = 0; p < partition_count; p++) {
         const Partition& partition = _model.partitions[p];
@@ -283,12 +279,16 @@ BrokerLoad PlanningState::broker_load(uint32_t b) const {
 
 // ---------------------------------------------------------------- aggregates
 
-void PlanningState::recompute_aggregates() {
+void PlanningState::clear_sums() {
     for (BrokerState& broker : _brokers) {
         broker.load = Load{};
         broker.replica_count = 0;
         broker.leader_count = 0;
     }
+}
+
+void PlanningState::recompute_aggregates() {
+    clear_sums();
     // Partition order, then slot order: the same additions in the same order
     // as for a model built from the plan's result, so the sums are identical.
     for (uint32_t p = 0; p < partition_count(); p++) {

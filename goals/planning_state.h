@@ -433,6 +433,7 @@ private:
 
     void build_brokers();
     void build_overlay();
+    void clear_sums();  // every broker's load and counts to zero, for add_to_sums
     void add_to_sums(const Partition& partition, uint32_t b, bool leads) {
         const Load load = replica_load(partition, leads);
         BrokerState& broker = _brokers[b];
