@@ -181,6 +181,11 @@ private:
         uint32_t refusals = 0;
         visit_ascending(state, s, lists.of(s), replica_tries_max, [&](const ReplicaEntry& e) {
             if (state.partition(e.partition).load.size_bytes > copy_max) return false;
+            // One the partner holds already cannot go there, whatever the
+            // racks: not counted as a sign of the partner's rack (with as
+            // few brokers as its replication factor, none of `s`'s other
+            // replicas of such partitions can go anywhere).
+            if (state.holds(d, e.partition)) return false;
             // Placement first, cheaper than the try: off a partner in
             // another rack most tries end there.
             if (const Goal* refuser = context.move_refuser(e.partition, s, d)) {
@@ -280,6 +285,7 @@ private:
         };
         visit_descending(state, few, gives.of(few), exchange_tries_max, [&](const ReplicaEntry& e) {
             if (state.partition(e.partition).load.size_bytes > copy_max) return false;
+            if (state.holds(many, e.partition)) return false;  // as in try_partner: not a sign of the rack
             const Candidate give = state.move(e.partition, few, many, false);
             if (!context.placement_allows(give)) {
                 // Refused in a row before any was placed: the partner stands

@@ -16,6 +16,8 @@
 /// more than half the topic's mean replica size (copy_bytes_max says why);
 /// the early part, which takes load the goals above must shed anyway, has
 /// no such bound.
+/// A move of a partition's leader that the leader count goal refuses is
+/// tried again with a leadership handed back (move_keeping_leaders).
 /// Brokers that spent their per-broker budget
 /// (PlannerConfig::broker_actions_max) are skipped on both sides.
 
@@ -31,6 +33,42 @@
 
 namespace ballast::goals {
 namespace {
+
+/// Partitions of the destination move_keeping_leaders looks through for a
+/// leadership to hand back, and the groups it tries.
+constexpr uint32_t lead_back_scanned_max = 64;
+constexpr uint32_t lead_back_tries_max = 4;
+
+/// The move of `p` from `s` to `d` carries its leadership, and the leader
+/// count goal (above this one) refused it: `s` would drop below its band or
+/// `d` rise above it. A topic whose replicas are all leaders (replication
+/// factor 1) on a broker at the bottom of the leader band could then never
+/// spread, however uneven: the leader goal, satisfied, moves nothing, and
+/// Kafka leaves a restarted broker few leaderships of the partitions it
+/// follows. So the move is tried again together with a leader change that
+/// hands `s` the leadership of a partition `d` leads and `s` follows in
+/// sync: as one group, judged by its net change (neither broker's leader
+/// count changes). Bounded: the first lead_back_scanned_max partitions of
+/// `d`, at most lead_back_tries_max groups.
+bool move_keeping_leaders(GoalContext& context, uint32_t p, uint32_t s, uint32_t d) {
+    PlanningState& state = context.state();
+    const Goal* refusal = context.last_refusal();
+    if (refusal == nullptr || refusal->kind() != GoalKind::leader_count_distribution) return false;
+    if (state.leader(p) != static_cast<int32_t>(s)) return false;
+    const Candidate move = state.move(p, s, d, false);
+    uint32_t scanned = 0;
+    uint32_t tried = 0;
+    for (uint32_t q : state.model_partitions_of(d)) {
+        if (++scanned > lead_back_scanned_max || tried >= lead_back_tries_max) break;
+        if (q == p || state.leader(q) != static_cast<int32_t>(d) || !state.holds(s, q)) continue;
+        const Candidate lead_back = state.leader_change(q, d, s);
+        if (!state.valid(lead_back, false)) continue;
+        tried++;
+        const Candidate group[] = {lead_back, move};
+        if (context.try_apply_group(group)) return true;
+    }
+    return false;
+}
 
 class TopicSpreadGoal final : public Goal {
 public:
@@ -254,9 +292,13 @@ private:
             }
             return c;
         };
-        // Applies the move of `p` if the guards accept it, keeping the counts current.
+        // Applies the move of `p` if the guards accept it (or accept it
+        // with a leadership handed back, move_keeping_leaders), keeping the
+        // counts current.
         auto try_move = [&](uint32_t p, uint32_t from, uint32_t to) {
-            if (!context.try_apply(state.move(p, from, to, false))) return false;
+            if (!context.try_apply(state.move(p, from, to, false)) && !move_keeping_leaders(context, p, from, to)) {
+                return false;
+            }
             counts[from]--;
             counts[to]++;
             assert(counts[from] == state.topic_count_on(t, from) && counts[to] == state.topic_count_on(t, to));

@@ -154,5 +154,88 @@ TEST(TopicSpreadGoal, LeavesLargeCopiesForALaterPlanOnlyOnceAGoalBeforeItCopied)
     }
 }
 
+/// Three brokers in three racks, as a small Kafka cluster stands after a
+/// broker came back: `internal` has RF 3 partitions, led by brokers 1, 2
+/// and 3 as `leaders_on` says, whose replicas no move can take anywhere
+/// (every broker holds one); `single`, twelve RF 1 partitions (each its own
+/// leader), `on_1` of them on broker 1 and the rest on brokers 2 and 3.
+ClusterModel restarted_cluster(std::vector<int32_t> leaders_on, int on_1) {
+    ModelBuilder builder(now_ms);
+    builder.racks({"a", "b", "c"});
+    for (int32_t id = 1; id <= 3; id++) builder.broker(id, static_cast<uint32_t>(id - 1));
+    builder.topic("internal");
+    for (int32_t leader = 1; leader <= 3; leader++) {
+        for (int i = 0; i < leaders_on[leader - 1]; i++) {
+            std::vector<int32_t> replicas{leader};
+            for (int32_t other = 1; other <= 3; other++) {
+                if (other != leader) replicas.push_back(other);
+            }
+            builder.partition(replicas, 0, 0, 1 * mib);  // lighter than every `single` one
+        }
+    }
+    builder.topic("single");
+    for (int i = 0; i < 12; i++) builder.partition({i < on_1 ? 1 : 2 + (i + 1) % 2}, 0.01 * mib, 0.01 * mib, 1 * mib);
+    return builder.build();
+}
+
+/// Per broker index: `topic`'s replicas, and the replicas of every topic.
+std::vector<int32_t> replica_counts(const ClusterModel& model, int topic = -1) {
+    std::vector<int32_t> counts(model.brokers.size(), 0);
+    for (uint32_t p = 0; p < model.partitions.size(); p++) {
+        if (topic >= 0 && model.partitions[p].topic != static_cast<uint32_t>(topic)) continue;
+        for (const int32_t id : test_support::replicas_of(model, p)) counts[static_cast<size_t>(id - 1)]++;
+    }
+    return counts;
+}
+
+/// Broker 1 holds 12 + 10 replicas against 12 + 1 on each other broker:
+/// above the band [14, 18]. Its lightest replicas (the internal ones) are
+/// held by every broker and can go nowhere: they do not end the walk as
+/// replicas a partner's rack refuses would, and the single ones move.
+TEST(ReplicaCountGoal, WalksPastReplicasThePartnerHoldsToTheOnesThatCanMove) {
+    const PlannerConfig config = only({GoalKind::rack_aware, GoalKind::replica_count_distribution});
+    const ClusterModel model = restarted_cluster({4, 4, 4}, 10);
+    ASSERT_EQ(replica_counts(model), (std::vector<int32_t>{22, 13, 13}));
+    const Plan result = plan(model, config);
+    ASSERT_EQ(result.status, Plan::Status::actions_planned);
+    for (const Action& action : result.actions) EXPECT_EQ(model.partitions[action.partition].topic, 1u);
+    const std::vector<int32_t> after = replica_counts(apply(model, result, config.flavor));
+    for (size_t b = 0; b < after.size(); b++) {
+        EXPECT_GE(after[b], 14) << "broker index " << b;
+        EXPECT_LE(after[b], 18) << "broker index " << b;
+    }
+}
+
+/// Broker 1 leads 9 single partitions and 1 internal one, brokers 2 and 3
+/// twelve each: 10 is the bottom of the leader band [10, 13], so no single
+/// partition may leave broker 1 alone (each is its own leader), and the
+/// leader goal, satisfied, hands it nothing. The topic goal moves them
+/// anyway, each together with a leadership broker 1 follows handed back to
+/// it, and both goals end met.
+TEST(TopicSpreadGoal, SpreadsLeadersOffABrokerAtTheBottomOfTheLeaderBandByHandingLeadershipBack) {
+    const PlannerConfig config =
+        only({GoalKind::rack_aware, GoalKind::leader_count_distribution, GoalKind::topic_spread});
+    const ClusterModel model = restarted_cluster({1, 10, 11}, 9);
+    ASSERT_EQ(leader_counts(model), (std::vector<int32_t>{10, 12, 12}));
+    ASSERT_EQ(replica_counts(model, 1), (std::vector<int32_t>{9, 2, 1}));
+    const Plan result = plan(model, config);
+    ASSERT_EQ(result.status, Plan::Status::actions_planned);
+    EXPECT_TRUE(result.violated_after.empty());
+    size_t handed_back = 0;
+    for (const Action& action : result.actions) {
+        handed_back += action.kind == ActionKind::leader && action.goal == GoalKind::topic_spread;
+    }
+    EXPECT_GT(handed_back, 0u);
+    const ClusterModel after = apply(model, result, config.flavor);
+    for (const int32_t count : replica_counts(after, 1)) {
+        EXPECT_GE(count, 2);
+        EXPECT_LE(count, 6);
+    }
+    for (const int32_t count : leader_counts(after)) {
+        EXPECT_GE(count, 10);
+        EXPECT_LE(count, 13);
+    }
+}
+
 }  // namespace
 }  // namespace ballast::goals
