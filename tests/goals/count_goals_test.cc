@@ -178,7 +178,7 @@ ClusterModel restarted_cluster(std::vector<int32_t> leaders_on, int on_1) {
     return builder.build();
 }
 
-/// Per broker index: `topic`'s replicas, and the replicas of every topic.
+/// Per broker index: the replicas of `topic`, or of every topic when it is negative.
 std::vector<int32_t> replica_counts(const ClusterModel& model, int topic = -1) {
     std::vector<int32_t> counts(model.brokers.size(), 0);
     for (uint32_t p = 0; p < model.partitions.size(); p++) {
