@@ -39,7 +39,7 @@ namespace {
 constexpr uint32_t lead_back_scanned_max = 64;
 constexpr uint32_t lead_back_tries_max = 4;
 
-/// The move of `p` from `s` to `d` carries its leadership, and the leader
+/// `move` (of a replica from `s` to `d`) carries its leadership, and the leader
 /// count goal (above this one) refused it: `s` would drop below its band or
 /// `d` rise above it. A topic whose replicas are all leaders (replication
 /// factor 1) on a broker at the bottom of the leader band could then never
@@ -50,12 +50,14 @@ constexpr uint32_t lead_back_tries_max = 4;
 /// sync: as one group, judged by its net change (neither broker's leader
 /// count changes). Bounded: the first lead_back_scanned_max partitions of
 /// `d`, at most lead_back_tries_max groups.
-bool move_keeping_leaders(GoalContext& context, uint32_t p, uint32_t s, uint32_t d) {
+bool move_keeping_leaders(GoalContext& context, const Candidate& move) {
     PlanningState& state = context.state();
+    const uint32_t p = move.partition;
+    const uint32_t s = move.source;
+    const uint32_t d = move.destination;
     const Goal* refusal = context.last_refusal();
     if (refusal == nullptr || refusal->kind() != GoalKind::leader_count_distribution) return false;
     if (state.leader(p) != static_cast<int32_t>(s)) return false;
-    const Candidate move = state.move(p, s, d, false);
     uint32_t scanned = 0;
     uint32_t tried = 0;
     for (uint32_t q : state.model_partitions_of(d)) {
@@ -296,9 +298,8 @@ private:
         // with a leadership handed back, move_keeping_leaders), keeping the
         // counts current.
         auto try_move = [&](uint32_t p, uint32_t from, uint32_t to) {
-            if (!context.try_apply(state.move(p, from, to, false)) && !move_keeping_leaders(context, p, from, to)) {
-                return false;
-            }
+            const Candidate move = state.move(p, from, to, false);
+            if (!context.try_apply(move) && !move_keeping_leaders(context, move)) return false;
             counts[from]--;
             counts[to]++;
             assert(counts[from] == state.topic_count_on(t, from) && counts[to] == state.topic_count_on(t, to));
