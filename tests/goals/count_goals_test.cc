@@ -178,12 +178,15 @@ ClusterModel restarted_cluster(std::vector<int32_t> leaders_on, int on_1) {
     return builder.build();
 }
 
-/// Per broker index: the replicas of `topic`, or of every topic when it is negative.
-std::vector<int32_t> replica_counts(const ClusterModel& model, int topic = -1) {
+/// Per broker index: the replicas of topic `t` (test_support::replica_counts
+/// counts every topic's).
+std::vector<int32_t> topic_replica_counts(const ClusterModel& model, uint32_t t) {
     std::vector<int32_t> counts(model.brokers.size(), 0);
     for (uint32_t p = 0; p < model.partitions.size(); p++) {
-        if (topic >= 0 && model.partitions[p].topic != static_cast<uint32_t>(topic)) continue;
-        for (const int32_t id : test_support::replicas_of(model, p)) counts[static_cast<size_t>(id - 1)]++;
+        if (model.partitions[p].topic != t) continue;
+        for (const int32_t id : test_support::replicas_of(model, p)) {
+            for (size_t b = 0; b < model.brokers.size(); b++) counts[b] += model.brokers[b].id == id;
+        }
     }
     return counts;
 }
@@ -195,11 +198,11 @@ std::vector<int32_t> replica_counts(const ClusterModel& model, int topic = -1) {
 TEST(ReplicaCountGoal, WalksPastReplicasThePartnerHoldsToTheOnesThatCanMove) {
     const PlannerConfig config = only({GoalKind::rack_aware, GoalKind::replica_count_distribution});
     const ClusterModel model = restarted_cluster({4, 4, 4}, 10);
-    ASSERT_EQ(replica_counts(model), (std::vector<int32_t>{22, 13, 13}));
+    ASSERT_EQ(test_support::replica_counts(model), (std::vector<int32_t>{22, 13, 13}));
     const Plan result = plan(model, config);
     ASSERT_EQ(result.status, Plan::Status::actions_planned);
     for (const Action& action : result.actions) EXPECT_EQ(model.partitions[action.partition].topic, 1u);
-    const std::vector<int32_t> after = replica_counts(apply(model, result, config.flavor));
+    const std::vector<int32_t> after = test_support::replica_counts(apply(model, result, config.flavor));
     for (size_t b = 0; b < after.size(); b++) {
         EXPECT_GE(after[b], 14) << "broker index " << b;
         EXPECT_LE(after[b], 18) << "broker index " << b;
@@ -217,7 +220,7 @@ TEST(TopicSpreadGoal, SpreadsLeadersOffABrokerAtTheBottomOfTheLeaderBandByHandin
         only({GoalKind::rack_aware, GoalKind::leader_count_distribution, GoalKind::topic_spread});
     const ClusterModel model = restarted_cluster({1, 10, 11}, 9);
     ASSERT_EQ(leader_counts(model), (std::vector<int32_t>{10, 12, 12}));
-    ASSERT_EQ(replica_counts(model, 1), (std::vector<int32_t>{9, 2, 1}));
+    ASSERT_EQ(topic_replica_counts(model, 1), (std::vector<int32_t>{9, 2, 1}));
     const Plan result = plan(model, config);
     ASSERT_EQ(result.status, Plan::Status::actions_planned);
     EXPECT_TRUE(result.violated_after.empty());
@@ -227,7 +230,7 @@ TEST(TopicSpreadGoal, SpreadsLeadersOffABrokerAtTheBottomOfTheLeaderBandByHandin
     }
     EXPECT_GT(handed_back, 0u);
     const ClusterModel after = apply(model, result, config.flavor);
-    for (const int32_t count : replica_counts(after, 1)) {
+    for (const int32_t count : topic_replica_counts(after, 1)) {
         EXPECT_GE(count, 2);
         EXPECT_LE(count, 6);
     }
