@@ -31,6 +31,11 @@ void set_replicas(ClusterModel& m, uint32_t index, const std::vector<int32_t>& a
 
 ClusterModel apply_actions(const ClusterModel& model, const std::vector<Action>& actions, Flavor flavor) {
     ClusterModel out = model;
+    apply_actions_to(out, actions, flavor);
+    return out;
+}
+
+void apply_actions_to(ClusterModel& out, const std::vector<Action>& actions, Flavor flavor) {
     for (const Action& a : actions) {
         Partition& p = out.partitions[a.partition];
         switch (a.kind) {
@@ -52,7 +57,6 @@ ClusterModel apply_actions(const ClusterModel& model, const std::vector<Action>&
             }
         }
     }
-    return out;
 }
 
 }  // namespace ballast::goals

@@ -19,6 +19,13 @@ namespace {
 
 using GoalList = std::vector<std::unique_ptr<Goal>>;
 
+Plan invalid_input(std::string error) {
+    Plan result;
+    result.status = Plan::Status::invalid_input;
+    result.error = std::move(error);
+    return result;
+}
+
 GoalList make_goals(const PlannerConfig& config) {
     GoalList goals;
     for (GoalKind kind : config.goals) goals.push_back(make_goal(kind));
@@ -261,6 +268,66 @@ std::string check_config(const PlannerConfig& config) {
     return {};
 }
 
+// ---------------------------------------------------------------- one plan
+
+/// One plan on `state`, a state of a checked model with no action yet.
+Plan plan_on(PlanningState& state, const PlannerConfig& config) {
+    Plan result;
+    const GoalList goals = make_goals(config);
+    Findings findings(config.unfixable_max);
+    result.violated_before = violated(goals, state);
+
+    // 1. Availability first: dead and draining brokers, within the hard goals.
+    // Evacuations carry the first configured goal (Cruise Control's first goal
+    // moves offline replicas); Action::evacuation says why they happen.
+    const GoalKind evacuation_goal = config.goals.empty() ? GoalKind::rack_aware : config.goals.front();
+    GoalContext evacuation(state, evacuation_goal, hard_guards(goals), findings);
+    evacuate(state, evacuation, findings, evacuation_goal);
+
+    // 2. Each goal in priority order, guarded by the hard goals and the goals
+    // above it; before the first soft goal, each soft goal's early part
+    // (Goal::optimize_early), guarded the same way.
+    // While no action is applied, the state is the one violated_before
+    // judged (an undone trial restores it exactly): its answer stands (a
+    // satisfied() scans every partition or topic).
+    bool early_done = false;
+    for (size_t i = 0; i < goals.size(); i++) {
+        if (!early_done && !goals[i]->hard()) {
+            early_done = true;
+            for (size_t j = i; j < goals.size(); j++) {
+                GoalContext early(state, goals[j]->kind(), guards_of(goals, j), findings);
+                if (early.budget_left()) goals[j]->optimize_early(early);
+            }
+        }
+        GoalContext context(state, goals[i]->kind(), guards_of(goals, i), findings);
+        if (!context.budget_left()) break;
+        const bool satisfied = state.action_count() == 0
+                                   ? std::find(result.violated_before.begin(), result.violated_before.end(),
+                                               goals[i]->kind()) == result.violated_before.end()
+                                   : goals[i]->satisfied(state);
+        if (satisfied) continue;
+        goals[i]->optimize(context);
+    }
+
+    // 3. Judge the result as a fresh model of it would be judged.
+    state.recompute_aggregates();
+    result.violated_after = violated(goals, state);
+    result.actions = state.take_actions();
+    assert(result.actions.size() <= config.actions_max);
+    result.unfixable = std::move(findings.list());
+    result.unfixable_omitted = findings.omitted();
+    result.broker_notes = state.broker_notes();
+    result.replan_at_ms = state.replan_at_ms();
+    if (!result.actions.empty()) {
+        result.status = Plan::Status::actions_planned;
+    } else if (!result.violated_before.empty() || !result.unfixable.empty() || result.unfixable_omitted > 0) {
+        result.status = Plan::Status::stuck;
+    } else {
+        result.status = Plan::Status::balanced;
+    }
+    return result;
+}
+
 }  // namespace
 
 std::string check_input(const ClusterModel& model, const PlannerConfig& config) {
@@ -343,70 +410,26 @@ std::vector<GoalKind> violated_goals(const ClusterModel& model, const PlannerCon
 }
 
 Plan plan(const ClusterModel& model, const PlannerConfig& config) {
-    if (std::string error = check_input(model, config); !error.empty()) {
-        Plan result;
-        result.status = Plan::Status::invalid_input;
-        result.error = std::move(error);
-        return result;
-    }
-    return plan_checked(model, config);
+    if (std::string error = check_input(model, config); !error.empty()) return invalid_input(std::move(error));
+    PlanningState state(model, config, has_goal(config, GoalKind::topic_spread));
+    return plan_on(state, config);
 }
 
-Plan plan_checked(const ClusterModel& model, const PlannerConfig& config) {
-    Plan result;
-    const GoalList goals = make_goals(config);
-    PlanningState state(model, config, has_goal(config, GoalKind::topic_spread));
-    Findings findings(config.unfixable_max);
-    result.violated_before = violated(goals, state);
+Rounds::Rounds(ClusterModel model, const PlannerConfig& config) : _model(std::move(model)), _config(config) {}
 
-    // 1. Availability first: dead and draining brokers, within the hard goals.
-    // Evacuations carry the first configured goal (Cruise Control's first goal
-    // moves offline replicas); Action::evacuation says why they happen.
-    const GoalKind evacuation_goal = config.goals.empty() ? GoalKind::rack_aware : config.goals.front();
-    GoalContext evacuation(state, evacuation_goal, hard_guards(goals), findings);
-    evacuate(state, evacuation, findings, evacuation_goal);
+Rounds::~Rounds() = default;
 
-    // 2. Each goal in priority order, guarded by the hard goals and the goals
-    // above it; before the first soft goal, each soft goal's early part
-    // (Goal::optimize_early), guarded the same way.
-    // While no action is applied, the state is the one violated_before
-    // judged (an undone trial restores it exactly): its answer stands (a
-    // satisfied() scans every partition or topic).
-    bool early_done = false;
-    for (size_t i = 0; i < goals.size(); i++) {
-        if (!early_done && !goals[i]->hard()) {
-            early_done = true;
-            for (size_t j = i; j < goals.size(); j++) {
-                GoalContext early(state, goals[j]->kind(), guards_of(goals, j), findings);
-                if (early.budget_left()) goals[j]->optimize_early(early);
-            }
-        }
-        GoalContext context(state, goals[i]->kind(), guards_of(goals, i), findings);
-        if (!context.budget_left()) break;
-        const bool satisfied = state.action_count() == 0
-                                   ? std::find(result.violated_before.begin(), result.violated_before.end(),
-                                               goals[i]->kind()) == result.violated_before.end()
-                                   : goals[i]->satisfied(state);
-        if (satisfied) continue;
-        goals[i]->optimize(context);
-    }
-
-    // 3. Judge the result as a fresh model of it would be judged.
-    state.recompute_aggregates();
-    result.violated_after = violated(goals, state);
-    result.actions = state.take_actions();
-    assert(result.actions.size() <= config.actions_max);
-    result.unfixable = std::move(findings.list());
-    result.unfixable_omitted = findings.omitted();
-    result.broker_notes = state.broker_notes();
-    result.replan_at_ms = state.replan_at_ms();
-    if (!result.actions.empty()) {
-        result.status = Plan::Status::actions_planned;
-    } else if (!result.violated_before.empty() || !result.unfixable.empty() || result.unfixable_omitted > 0) {
-        result.status = Plan::Status::stuck;
+Plan Rounds::next() {
+    if (_state == nullptr) {
+        // The first round checks its input as `plan` does; a later one
+        // plans what apply_actions made of a model that passed, and passes.
+        if (std::string error = check_input(_model, _config); !error.empty()) return invalid_input(std::move(error));
+        _state = std::make_unique<PlanningState>(_model, _config, has_goal(_config, GoalKind::topic_spread));
     } else {
-        result.status = Plan::Status::balanced;
+        _state->start_next_round();
     }
+    Plan result = plan_on(*_state, _config);
+    apply_actions_to(_model, result.actions, _config.flavor);
     return result;
 }
 

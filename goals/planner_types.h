@@ -5,6 +5,7 @@
 /// scheduler (actors/) turns these into `ActionsPlanned` events.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -240,12 +241,6 @@ struct Plan {
 /// for bit; ties are broken by broker id and partition order.
 Plan plan(const ClusterModel& model, const PlannerConfig& config);
 
-/// `plan` without its input check (a pass over every partition), for a
-/// model known to pass it: one apply_actions made from a model that passed,
-/// under the same config (a complete plan's rounds after the first).
-/// Precondition: check_input(model, config) is empty.
-Plan plan_checked(const ClusterModel& model, const PlannerConfig& config);
-
 /// What `plan` checks before planning: brokers sorted by unique id, every
 /// replica naming a known broker once, leaders among the replicas, topics
 /// and partitions in order, loads and capacities finite and >= 0, the
@@ -260,6 +255,33 @@ std::string check_input(const ClusterModel& model, const PlannerConfig& config);
 /// (PlannerConfig::return_block_ms). For planning round after round on a
 /// plan's projected result (`ballast plan --complete`).
 ClusterModel apply_actions(const ClusterModel& model, const std::vector<Action>& actions, Flavor flavor);
+/// apply_actions on `model` itself.
+void apply_actions_to(ClusterModel& model, const std::vector<Action>& actions, Flavor flavor);
+
+class PlanningState;
+
+/// `plan` round after round, each round on the model the rounds before it
+/// leave (apply_actions): `ballast plan --complete`. Round n's plan is, bit
+/// for bit, `plan`'s of that model, but one working state is carried from
+/// round to round (PlanningState::start_next_round) instead of a new one
+/// built from the whole model each round.
+class Rounds {
+public:
+    Rounds(ClusterModel model, const PlannerConfig& config);
+    ~Rounds();
+    Rounds(const Rounds&) = delete;
+    Rounds& operator=(const Rounds&) = delete;
+
+    /// The next round's plan; its actions are applied to model() as well.
+    Plan next();
+    /// The model with every round's actions applied.
+    const ClusterModel& model() const { return _model; }
+
+private:
+    ClusterModel _model;
+    PlannerConfig _config;
+    std::unique_ptr<PlanningState> _state;
+};
 
 /// The configured goals that `model` does not satisfy, in priority order
 /// (what Plan::violated_before reports). Precondition: check_input is empty.

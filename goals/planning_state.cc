@@ -151,13 +151,30 @@ void PlanningState::build_overlay() {
     topics.finish();
     // Compressed rows: the model's partitions of each broker, in partition order.
     for (uint32_t b = 0; b < brokers; b++) per_broker[b + 1] += per_broker[b];
-    _broker_partition_begin = per_broker;
+    fill_rows(std::move(per_broker));
+}
+
+void PlanningState::fill_rows(std::vector<uint32_t> begin) {
+    _broker_partition_begin = begin;
     _broker_partitions.resize(_model.replicas.size());
-    for (size_t p = 0; p < partition_count; p++) {
-        for (uint32_t b : replicas(static_cast<uint32_t>(p))) {
-            _broker_partitions[per_broker[b]++] = static_cast<uint32_t>(p);
-        }
+    for (uint32_t p = 0; p < partition_count(); p++) {
+        for (uint32_t b : replicas(p)) _broker_partitions[begin[b]++] = p;
     }
+}
+
+void PlanningState::start_next_round() {
+    assert(_actions.empty() && _trials == 0);
+    const uint32_t brokers = broker_count();
+    std::fill(_touched.begin(), _touched.end(), 0);
+    std::fill(_holder_epoch.begin(), _holder_epoch.end(), 0);
+    _undone = 0;
+    _undo.clear();
+    std::fill(_broker_actions.begin(), _broker_actions.end(), 0);
+    _eligible_with_budget = _eligible_count;
+    _rack_eligible_with_budget = _rack_eligible;
+    std::vector<uint32_t> begin(brokers + 1, 0);
+    for (uint32_t b = 0; b < brokers; b++) begin[b + 1] = begin[b] + static_cast<uint32_t>(_brokers[b].replica_count);
+    fill_rows(std::move(begin));
 }
 
 PlanningState::TopicCounter::TopicCounter(PlanningState& state)

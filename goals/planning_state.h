@@ -395,6 +395,16 @@ public:
     /// action, in the same sorted form a build gives.
     void recompute_aggregates();
 
+    /// Makes this state, after a plan on it (recompute_aggregates done, its
+    /// actions taken), the one a new state of the model would be once
+    /// apply_actions_to brought that model up to the plan's actions: the
+    /// next round of a complete plan without a pass that rebuilds it all.
+    /// The overlay, sums, orders and topic and rack counts already are that
+    /// state's; what a plan spends (touched partitions, budgets, epochs) is
+    /// cleared, and each broker's partitions are listed again with the ones
+    /// that arrived.
+    void start_next_round();
+
 private:
     struct Undo {
         Candidate candidate;
@@ -433,6 +443,9 @@ private:
 
     void build_brokers();
     void build_overlay();
+    /// model_partitions_of's rows from the overlay, given where each
+    /// broker's row begins (its replicas counted).
+    void fill_rows(std::vector<uint32_t> begin);
     void clear_sums();  // every broker's load and counts to zero, for add_to_sums
     void add_to_sums(const Partition& partition, uint32_t b, bool leads) {
         const Load load = replica_load(partition, leads);

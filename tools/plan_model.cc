@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -81,45 +82,50 @@ int run_model_plan(const Context& ctx, const ModelPlanOptions& options, const st
     }
 
     Totals totals;
-    goals::ClusterModel now = *model;
     std::vector<std::string> actions;  // one line each, single round only
+    goals::ClusterModel scored;
     if (!options.score_assignment.empty()) {
         std::ifstream in(options.score_assignment);
         if (!in) return report_error(options.score_assignment + ": cannot be read");
         std::stringstream text;
         text << in.rdbuf();
-        events::Result<goals::ClusterModel> scored = driver::apply_assignment_json(*model, text.str(), options.score_assignment);
-        if (!scored) return report_error(scored.error());
-        now = std::move(*scored);
+        events::Result<goals::ClusterModel> result =
+            driver::apply_assignment_json(*model, text.str(), options.score_assignment);
+        if (!result) return report_error(result.error());
+        scored = std::move(*result);
     }
-    for (bool first = true; options.score_assignment.empty(); first = false) {
+    // Names, sizes and topics stay as the input has them round after round.
+    const goals::ClusterModel& input = *model;
+    std::optional<goals::Rounds> planning;
+    if (options.score_assignment.empty()) planning.emplace(input, planner);
+    while (planning) {
         const auto started = std::chrono::steady_clock::now();
-        // The first round checks its input as every plan does (and is timed
-        // with it); each later round's model is apply_actions' of a checked one.
-        const goals::Plan plan = first ? goals::plan(now, planner) : goals::plan_checked(now, planner);
+        // The first round checks its input as every plan does, and is timed with it.
+        const goals::Plan plan = planning->next();
         totals.planning_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         totals.unfixable.clear();
         for (const goals::Unfixable& u : plan.unfixable) {
-            const std::string what = u.partition < now.partitions.size()
-                                         ? now.topics[now.partitions[u.partition].topic] + "-" +
-                                               std::to_string(now.partitions[u.partition].partition)
+            const std::string what = u.partition < input.partitions.size()
+                                         ? input.topics[input.partitions[u.partition].topic] + "-" +
+                                               std::to_string(input.partitions[u.partition].partition)
                                          : "broker " + std::to_string(u.broker_id);
             totals.unfixable.push_back(what + " (" + goals::goal_name(u.goal) + "): " + u.reason);
         }
         if (plan.actions.empty()) break;
-        count(now, plan, totals);
+        count(input, plan, totals);
         if (!options.complete) {
+            // The single round planned on the input.
             for (const goals::Action& a : plan.actions) {
-                actions.push_back(driver::describe_action(actors::to_event_action(now, a, 0)));
+                actions.push_back(driver::describe_action(actors::to_event_action(input, a, 0)));
             }
+            break;
         }
-        now = goals::apply_actions(now, plan.actions, planner.flavor);
-        if (!options.complete) break;
         if (totals.rounds >= complete_rounds_max) {
             totals.converged = false;
             break;
         }
     }
+    const goals::ClusterModel& now = planning ? planning->model() : scored;
 
     const double threshold = planner.capacity_threshold;
     const driver::BalanceSummary before = driver::balance_of(*model, threshold, planner.topic_spread_avg_deviation);
