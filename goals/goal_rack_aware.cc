@@ -33,6 +33,11 @@ int32_t rack_excess_change(const PlanningState& state, uint32_t p, uint32_t from
     const uint32_t from_rack = state.broker(from).rack;
     const uint32_t to_rack = state.broker(to).rack;
     if (from_rack == to_rack) return 0;
+    if (const uint32_t set = state.rack_set(p); set != PlanningState::rack_set_unknown) {
+        // One replica a rack: `from`'s rack holds one and keeps none, `to`'s
+        // holds one or none, and a second crowds it only at a limit of one.
+        return to_rack < 32 && (set >> to_rack & 1) != 0 && state.rack_limit(p) == 1 ? 1 : 0;
+    }
     const std::span<const uint32_t> holders = state.replicas(p);
     int32_t from_count = 0;
     int32_t to_count = 0;
@@ -87,6 +92,10 @@ public:
     /// rack_excess_change per destination rack, from one count of the
     /// partition's replicas per rack.
     std::optional<uint64_t> refused_racks(const PlanningState& state, uint32_t p, uint32_t s) const override {
+        if (const uint32_t set = state.rack_set(p); set != PlanningState::rack_set_unknown) {
+            // As rack_excess_change: the racks holding one, at a limit of one.
+            return state.rack_limit(p) == 1 ? set & ~(uint64_t{1} << state.broker(s).rack) : 0;
+        }
         const uint32_t racks = state.rack_count();
         if (racks > 64) return std::nullopt;
         std::array<int32_t, 64> counts;

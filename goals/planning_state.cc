@@ -366,14 +366,29 @@ void PlanningState::start_rack_open() {
         if (_rack_eligible[rack] > 0) _eligible_racks.push_back(rack);
     }
     _rack_open.clear();
+    _rack_set.clear();
     _rack_crowded = 0;
     // Only the rack goal asks, and with one rack no move changes rack.
     if (_model.racks.size() < 2 || !has_goal(_config, GoalKind::rack_aware)) return;
     _rack_open.assign(_brokers.size(), 0);  // counted by build_overlay
+    _rack_set.assign(_model.partitions.size(), rack_set_unknown);  // and this
 }
 
 void PlanningState::rack_open_add(uint32_t p, int32_t sign) {
     if (_rack_open.empty()) return;
+    if (sign > 0) {
+        // After a build or a change: the racks as the partition now stands.
+        uint32_t set = 0;
+        for (uint32_t h : replicas(p)) {
+            const uint32_t bit = _brokers[h].rack < 31 ? uint32_t{1} << _brokers[h].rack : 0;
+            if (bit == 0 || (set & bit) != 0) {
+                set = rack_set_unknown;
+                break;
+            }
+            set |= bit;
+        }
+        _rack_set[p] = set;
+    }
     if (!excluded(p) && rack_excess(p) > 0) _rack_crowded += sign;
     if (rack_closed(p)) return;
     for (uint32_t h : replicas(p)) _rack_open[h] += sign;

@@ -266,6 +266,14 @@ public:
     std::optional<uint32_t> rack_crowded() const {
         return _rack_open.empty() ? std::nullopt : std::optional<uint32_t>(_rack_crowded);
     }
+    /// The racks `p`'s replicas stand in, bit r for rack r, when each stands
+    /// in a rack of its own below rack 31; else rack_set_unknown (a rack
+    /// holds two, or the racks are many). Kept with rack_open: the rack
+    /// goal, asked of nearly every move tried, answers the usual partition
+    /// from one word instead of reading each replica's broker. Unknown when
+    /// rack_open is not kept.
+    static constexpr uint32_t rack_set_unknown = UINT32_MAX;
+    uint32_t rack_set(uint32_t p) const { return _rack_set.empty() ? rack_set_unknown : _rack_set[p]; }
     /// Changes whenever an action touches (or an undo untouches) a partition
     /// `b` holds before or after it: what a search remembers about the
     /// movable replicas on `b` holds as long as this does.
@@ -526,6 +534,7 @@ private:
     std::vector<uint32_t> _rack_eligible;              // per rack index
     std::vector<uint32_t> _eligible_racks;             // racks with an eligible broker
     std::vector<uint32_t> _rack_open;                  // per broker, see rack_open()
+    std::vector<uint32_t> _rack_set;                   // per partition, see rack_set()
     uint64_t _undone = 0;                              // see undone()
     std::vector<uint64_t> _holder_epoch;               // per broker, see holder_epoch()
     uint32_t _rack_crowded = 0;                        // see rack_crowded()

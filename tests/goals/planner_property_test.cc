@@ -12,6 +12,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -328,6 +329,41 @@ RC_GTEST_PROP(PlannerProperties, MovesASearchSkipsAreMovesTryApplyRefuses, ()) {
     RC_TAG(taken == 0 ? "nothing applied" : "some applied");
     RC_TAG(sources_refused == 0 ? "no source refused for all" : "some source refused for all");
     RC_TAG(destinations_refused == 0 ? "no destination refused for all" : "some destination refused for all");
+}
+
+/// The rack goal reads a partition's racks from one word where each replica
+/// stands in a rack of its own (PlanningState::rack_set): its answer is still
+/// its rule, a move refused exactly when the partition's rack excess,
+/// counted replica by replica, grows; and refused_racks says the same per rack.
+RC_GTEST_PROP(PlannerProperties, TheRackGoalRefusesExactlyTheMovesThatGrowARacksExcess, ()) {
+    const ClusterModel model = random_model();
+    PlannerConfig config = random_config();
+    if (!has_goal(config, GoalKind::rack_aware)) config.goals.push_back(GoalKind::rack_aware);
+    RC_PRE(check_input(model, config).empty());
+    PlanningState state(model, config, false);
+    const std::unique_ptr<Goal> rack = make_goal(GoalKind::rack_aware);
+    uint32_t refused = 0;
+    uint32_t from_one_word = 0;
+    for (uint32_t p = 0; p < state.partition_count(); p++) {
+        const std::vector<uint32_t> holders(state.replicas(p).begin(), state.replicas(p).end());
+        for (uint32_t s : holders) {
+            const std::optional<uint64_t> racks = rack->refused_racks(state, p, s);
+            for (uint32_t d = 0; d < state.broker_count(); d++) {
+                const Candidate move = state.move(p, s, d, false);
+                if (!state.valid(move, true) || !state.within_broker_budget(move)) continue;
+                const uint32_t before = state.rack_excess(p);
+                state.apply_trial(move);
+                const uint32_t after = state.rack_excess(p);
+                state.undo_trial();
+                RC_ASSERT(rack->refuses_move(state, p, s, d) == (after > before));
+                if (racks) RC_ASSERT((*racks >> state.broker(d).rack & 1) == static_cast<uint64_t>(after > before));
+                refused += after > before;
+                from_one_word += state.rack_set(p) != PlanningState::rack_set_unknown;
+            }
+        }
+    }
+    RC_TAG(refused == 0 ? "no move refused" : "some move refused");
+    RC_TAG(from_one_word == 0 ? "no rack set known" : "some rack set known");
 }
 
 /// What PartnerRefusals relies on: a broker that a guard refuses by its own
