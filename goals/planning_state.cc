@@ -118,8 +118,7 @@ void PlanningState::build_overlay() {
         assert(_replicas[i] != no_broker && "check_input: every replica names a known broker");
     }
     _leader.assign(partition_count, no_leader);
-    _fixed.assign(partition_count, 0);
-    _touched.assign(partition_count, 0);
+    _marks.assign(partition_count, 0);
     _holder_epoch.assign(_brokers.size(), 0);
     // One estimate per partition per plan: a few flops each, and the flags
     // cost a byte a partition only where copies are throttled.
@@ -139,7 +138,9 @@ void PlanningState::build_overlay() {
     for (size_t p = 0; p < partition_count; p++) {
         const Partition& partition = _model.partitions[p];
         if (partition.leader >= 0) _leader[p] = static_cast<int32_t>(index(partition.leader));
-        _fixed[p] = partition.excluded || in_flight(static_cast<uint32_t>(p)) || cooling_down(static_cast<uint32_t>(p));
+        if (partition.excluded || in_flight(static_cast<uint32_t>(p)) || cooling_down(static_cast<uint32_t>(p))) {
+            _marks[p] = fixed_mark;
+        }
         topics.start(static_cast<uint32_t>(p));
         for (uint32_t b : replicas(static_cast<uint32_t>(p))) {
             per_broker[b + 1]++;
@@ -165,7 +166,7 @@ void PlanningState::fill_rows(std::vector<uint32_t> begin) {
 void PlanningState::start_next_round() {
     assert(_actions.empty() && _trials == 0);
     const uint32_t brokers = broker_count();
-    std::fill(_touched.begin(), _touched.end(), 0);
+    for (uint8_t& mark : _marks) mark &= fixed_mark;
     std::fill(_holder_epoch.begin(), _holder_epoch.end(), 0);
     _undone = 0;
     _undo.clear();

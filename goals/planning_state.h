@@ -23,12 +23,14 @@
 /// them one batch after another).
 ///
 /// Sizes at 1,000,000 partitions RF3 on 300 brokers: replicas overlay 12 MB,
-/// broker -> partitions index 12 MB + leaders 4 MB + flags 2 MB (3 MB with a
-/// replication throttle on apache: which partitions can be copied); topic
+/// broker -> partitions index 12 MB + leaders 4 MB + marks 1 MB (2 MB with a
+/// replication throttle on apache: which partitions can be copied) + the
+/// racks of each partition 4 MB (with two racks or more); topic
 /// counts <= 8 bytes per replica in the worst case (24 MB). Building it is a
 /// few linear passes over the replicas.
 
 #include <array>
+#include <cassert>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -236,9 +238,9 @@ public:
     /// Why `p` is not copyable, for Unfixable::reason. Precondition: !copyable(p).
     std::string copy_refusal(uint32_t p) const;
     /// An action of this plan moved it (evacuations count).
-    bool touched(uint32_t p) const { return _touched[p] != 0; }
+    bool touched(uint32_t p) const { return (_marks[p] & ~fixed_mark) != 0; }
     /// Free for a balancing action: not excluded, in flight, cooling down or touched.
-    bool movable(uint32_t p) const { return _fixed[p] == 0 && _touched[p] == 0; }
+    bool movable(uint32_t p) const { return _marks[p] == 0; }
 
     // ------------------------------------------------------------ racks
     /// Racks with at least one alive, non-draining broker.
@@ -472,6 +474,10 @@ private:
     void index_add(uint32_t b);
     void topic_add(uint32_t t, uint32_t b, int32_t delta);
     void count_action(const Candidate& c, int32_t delta);
+    void touch(uint32_t p, int delta) {
+        assert((_marks[p] & ~fixed_mark) + delta >= 0 && (_marks[p] & ~fixed_mark) + delta < fixed_mark);
+        _marks[p] = static_cast<uint8_t>(_marks[p] + delta);
+    }
     bool rack_closed(uint32_t p) const;
     /// The eligible racks, and rack_open cleared (build_overlay counts it).
     void start_rack_open();
@@ -501,8 +507,11 @@ private:
 
     std::vector<uint32_t> _replicas;   // broker indexes, parallel to model.replicas
     std::vector<int32_t> _leader;      // broker index or no_leader
-    std::vector<uint8_t> _fixed;       // excluded, in flight or cooling down
-    std::vector<uint8_t> _touched;     // actions of this plan on it
+    /// Per partition: fixed_mark when excluded, in flight or cooling down,
+    /// plus the actions of this plan on it. One byte, so that movable(), asked
+    /// of nearly every replica a search passes, reads one array.
+    std::vector<uint8_t> _marks;
+    static constexpr uint8_t fixed_mark = 0x80;
     std::vector<uint8_t> _uncopyable;  // apache with a throttle only (else empty): see copyable()
     std::vector<uint32_t> _broker_partition_begin;  // CSR over the model's replicas
     std::vector<uint32_t> _broker_partitions;

@@ -220,7 +220,7 @@ void PlanningState::apply_change(const Candidate& c) {
             slots[undo.slot] = c.destination;
             _replicas[other.replica_begin + undo.swap_slot] = c.source;
             _leader[c.swap_partition] = c.swap_leader_after;
-            _touched[c.swap_partition]++;
+            touch(c.swap_partition, +1);
             topic_add(partition.topic, c.destination, +1);
             topic_add(partition.topic, c.source, -1);
             topic_add(other.topic, c.source, +1);
@@ -236,7 +236,7 @@ void PlanningState::apply_change(const Candidate& c) {
     }
     rack_open_change(c, +1);
     _leader[c.partition] = c.leader_after;
-    _touched[c.partition]++;
+    touch(c.partition, +1);
     undo.source_load_before = _brokers[c.source].load;
     undo.destination_load_before = _brokers[c.destination].load;
     undo.eligible_load_before = _eligible_load;
@@ -269,7 +269,7 @@ void PlanningState::undo_change() {
             slots[undo.slot] = c.source;
             _replicas[other.replica_begin + undo.swap_slot] = c.destination;
             _leader[c.swap_partition] = undo.swap_leader_before;
-            _touched[c.swap_partition]--;
+            touch(c.swap_partition, -1);
             topic_add(partition.topic, c.source, +1);
             topic_add(partition.topic, c.destination, -1);
             topic_add(other.topic, c.destination, +1);
@@ -283,7 +283,7 @@ void PlanningState::undo_change() {
     rack_open_change(c, +1);
     holders_changed(c);  // after: the holders that get an untouched replica back
     _leader[c.partition] = undo.leader_before;
-    _touched[c.partition]--;
+    touch(c.partition, -1);
 }
 
 }  // namespace ballast::goals
