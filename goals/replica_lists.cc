@@ -145,20 +145,22 @@ bool visit_fewest_bytes_first(const PlanningState& state, uint32_t broker, Repli
     bool head_tried = false;
     auto try_head = [&] {
         head_tried = true;
-        // Fewest bytes per load first, ties in walk order: an insertion sort
-        // is stable, as std::stable_sort was (and needs no buffer). It sorts
-        // the entries' positions, a byte each, not the entries.
-        std::array<uint8_t, bytes_choices> order;
-        for (size_t i = 0; i < head_size; i++) {
-            const uint8_t at = static_cast<uint8_t>(i);
-            size_t j = i;
-            for (; j > 0 && head[at].bytes_per_load < head[order[j - 1]].bytes_per_load; j--) {
-                order[j] = order[j - 1];
+        // Fewest bytes per load first, ties in walk order (the order a stable
+        // sort gives), picked one at a time: the first or second pick nearly
+        // always applies, and a pick costs one pass over the head where a
+        // sort of it costs several.
+        static_assert(bytes_choices <= 32, "one bit a head entry");
+        uint32_t picked = 0;
+        for (size_t n = 0; n < head_size; n++) {
+            size_t best = head_size;
+            for (size_t i = 0; i < head_size; i++) {
+                if ((picked >> i & 1) == 0 &&
+                    (best == head_size || head[i].bytes_per_load < head[best].bytes_per_load)) {
+                    best = i;
+                }
             }
-            order[j] = at;
-        }
-        for (size_t i = 0; i < head_size; i++) {
-            const ReplicaEntry& e = head[order[i]].entry;
+            picked |= uint32_t{1} << best;
+            const ReplicaEntry& e = head[best].entry;
             // An earlier entry's action may have touched this one's partition.
             if (still_movable(state, broker, e.partition) && visit(e)) return true;
         }
