@@ -42,6 +42,19 @@ constexpr size_t exchange_partners_max = 8;
 enum class Exchange : uint8_t { applied, refused, unplaced };
 
 class ReplicaCountGoal final : public Goal {
+    /// One of `many`'s light replicas an exchange may take, with its
+    /// placement judged at first need (-1: not yet; 0 or 1).
+    struct Take {
+        Candidate move;
+        int8_t placed = -1;
+    };
+    /// exchange()'s vectors, kept from call to call: a plan tries thousands
+    /// of exchanges, and each would allocate them afresh.
+    struct ExchangeScratch {
+        std::vector<Candidate> group;
+        std::vector<Take> light;
+    };
+
 public:
     ReplicaCountGoal() : Goal(GoalKind::replica_count_distribution) {}
 
@@ -117,6 +130,7 @@ public:
         }
         std::sort(full.begin(), full.end());
         PairRefusals refusals(state);
+        ExchangeScratch scratch;
         for (int phase = 0; phase < 2; phase++) {
             const bool shedding = phase == 0;
             for (const auto& [unused, broker] : shedding ? full : empty) {
@@ -129,7 +143,7 @@ public:
                     if (!context.broker_budget_left(broker)) break;  // the rest next plan
                     if (!step_between(context, lists, refusals, b, copy_max, broker, shedding) &&
                         !exchange_step(context, lists, heavy, followers, light_followers, b, copy_max, broker,
-                                       shedding)) {
+                                       shedding, scratch)) {
                         break;
                     }
                 }
@@ -217,7 +231,7 @@ private:
     /// first in count order may all stand in other racks.
     bool exchange_step(GoalContext& context, ReplicaLists& lists, ReplicaLists& heavy, ReplicaLists& followers,
                        ReplicaLists& light_followers, const CountBand& b, double copy_max, uint32_t broker,
-                       bool shedding) const {
+                       bool shedding, ExchangeScratch& scratch) const {
         PlanningState& state = context.state();
         const PlanningState::CountOrder& order = state.order_by_replicas();
         auto keep = [&](int32_t, uint32_t partner) { return context.broker_budget_left(partner); };
@@ -229,11 +243,11 @@ private:
         for (size_t i = 0; i < partners.size() && tried < exchange_partners_max; i++) {
             const uint32_t few = shedding ? partners[i] : broker;
             const uint32_t many = shedding ? broker : partners[i];
-            const Exchange first = exchange(context, heavy, lists, b, copy_max, few, many);
+            const Exchange first = exchange(context, heavy, lists, b, copy_max, few, many, scratch);
             if (first == Exchange::applied) return true;
             if (first == Exchange::unplaced) continue;
             tried++;
-            if (exchange(context, followers, light_followers, b, copy_max, few, many) == Exchange::applied) {
+            if (exchange(context, followers, light_followers, b, copy_max, few, many, scratch) == Exchange::applied) {
                 return true;
             }
         }
@@ -252,7 +266,7 @@ private:
     /// walk through them, bounded by replica_tries_max, then finds nothing
     /// and the counts stay outside their band.
     Exchange exchange(GoalContext& context, ReplicaLists& gives, ReplicaLists& takes, const CountBand& b,
-                      double copy_max, uint32_t few, uint32_t many) const {
+                      double copy_max, uint32_t few, uint32_t many, ExchangeScratch& scratch) const {
         PlanningState& state = context.state();
         const int64_t gain_max = std::min<int64_t>({b.upper - state.broker(few).replica_count,
                                                     state.broker(many).replica_count - b.lower,
@@ -260,7 +274,7 @@ private:
                                                      state.broker(few).replica_count) / 2});
         if (gain_max < 1) return Exchange::refused;
         const size_t light_max = static_cast<size_t>(std::min<int64_t>(gain_max + 1, exchange_light_max));
-        std::vector<Candidate> group;
+        std::vector<Candidate>& group = scratch.group;
         bool applied = false;
         bool placed = false;
         uint32_t unplaced = 0;
@@ -268,11 +282,8 @@ private:
         // once at the first replica placed: nothing applies until the group
         // does, so every replica given meets the same walk. Placement is
         // judged at first need and kept.
-        struct Take {
-            Candidate move;
-            int8_t placed = -1;  // unknown yet, 0 or 1
-        };
-        std::vector<Take> light;
+        std::vector<Take>& light = scratch.light;
+        light.clear();
         bool light_walked = false;
         auto walk_light = [&] {
             light_walked = true;
