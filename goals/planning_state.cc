@@ -187,6 +187,7 @@ PlanningState::TopicCounter::TopicCounter(PlanningState& state)
     state._topic_eligible.assign(topics, 0);
     const size_t dense = static_cast<size_t>(topics) * state.broker_count();
     state._topic_dense.assign(dense <= topic_dense_max ? dense : 0, 0);
+    state._topic_stale.assign(state._topic_dense.empty() ? 0 : topics, 0);
 }
 
 void PlanningState::TopicCounter::start(uint32_t p) {
@@ -279,7 +280,17 @@ double PlanningState::eligible_total(Resource resource) const {
 
 std::span<const TopicBrokerCount> PlanningState::topic_counts(uint32_t t) const {
     assert(_tracks_topics);
-    return _topic_counts[t];
+    std::vector<TopicBrokerCount>& counts = _topic_counts[t];
+    if (!_topic_stale.empty() && _topic_stale[t] != 0) {
+        // Listed again from the dense counts, in broker order as kept.
+        _topic_stale[t] = 0;
+        counts.clear();
+        const int32_t* row = _topic_dense.data() + static_cast<size_t>(t) * broker_count();
+        for (uint32_t b = 0; b < broker_count(); b++) {
+            if (row[b] != 0) counts.push_back({b, row[b]});
+        }
+    }
+    return counts;
 }
 
 int32_t PlanningState::topic_count_on(uint32_t t, uint32_t b) const {
@@ -494,6 +505,16 @@ void PlanningState::rekey(uint32_t b) {
 
 void PlanningState::topic_add(uint32_t t, uint32_t b, int32_t delta) {
     if (!_tracks_topics) return;
+    if (_brokers[b].eligible) _topic_eligible[t] += delta;
+    if (!_topic_dense.empty()) {
+        // The list waits for the next topic_counts(t): an apply and its undo
+        // (most tries of a group) change the same counts back and forth.
+        int32_t& count = _topic_dense[static_cast<size_t>(t) * broker_count() + b];
+        count += delta;
+        assert(count >= 0);
+        _topic_stale[t] = 1;
+        return;
+    }
     std::vector<TopicBrokerCount>& counts = _topic_counts[t];
     auto it = std::lower_bound(counts.begin(), counts.end(), b,
                                [](const TopicBrokerCount& c, uint32_t key) { return c.broker < key; });
@@ -503,9 +524,7 @@ void PlanningState::topic_add(uint32_t t, uint32_t b, int32_t delta) {
     }
     it->count += delta;
     assert(it->count >= 0);
-    if (!_topic_dense.empty()) _topic_dense[static_cast<size_t>(t) * broker_count() + b] = it->count;
     if (it->count == 0) counts.erase(it);
-    if (_brokers[b].eligible) _topic_eligible[t] += delta;
 }
 
 }  // namespace ballast::goals

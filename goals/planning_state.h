@@ -530,7 +530,11 @@ private:
     CountOrder _by_leaders;
 
     std::vector<uint32_t> _topic_begin;  // topic t: partitions [begin[t], begin[t + 1])
-    std::vector<std::vector<TopicBrokerCount>> _topic_counts;
+    /// Per topic, its brokers and counts (topic_counts). With the dense
+    /// counts below, an action updates only those and marks the topic
+    /// stale; the list is made again when next asked for.
+    mutable std::vector<std::vector<TopicBrokerCount>> _topic_counts;
+    mutable std::vector<uint8_t> _topic_stale;  // per topic, with _topic_dense only
     /// The same counts, topic-major and dense (topic x broker), when that
     /// takes at most topic_dense_max entries: topic_count_on is asked for
     /// millions of (topic, broker) pairs per plan, and an index beats a
