@@ -20,6 +20,7 @@
 /// partner, and moves on to the next.
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <cmath>
 #include <vector>
@@ -193,6 +194,11 @@ private:
         if (pair_refusals.refused(context, s, d, least)) return false;
         bool applied = false;
         uint32_t refusals = 0;
+        // Loads from which a guard that refused a try refuses every move
+        // from `s` to `d` (Goal::refuses_every_move): a later candidate at
+        // least as heavy in every resource is refused as well, untried.
+        std::array<Load, 2> refused_from;
+        size_t refused_known = 0;
         visit_ascending(state, s, lists.of(s), replica_tries_max, [&](const ReplicaEntry& e) {
             if (state.partition(e.partition).load.size_bytes > copy_max) return false;
             // One the partner holds already cannot go there, whatever the
@@ -206,8 +212,18 @@ private:
                 if (refuser->kind() == GoalKind::rack_aware) refusals++;
                 return refusals >= partner_refusals_max;
             }
+            const Load load = state.replica_load_on(e.partition, s);
+            for (size_t i = 0; i < refused_known; i++) {
+                if (at_least(load, refused_from[i])) return false;  // refused, and not by the rack
+            }
             applied = context.try_apply(state.move(e.partition, s, d, false));
             if (!applied && refused_by_rack(context)) refusals++;
+            if (!applied && refused_known < refused_from.size()) {
+                const Goal* refuser = context.last_refusal();
+                if (refuser != nullptr && refuser->refuses_pairs() && refuser->refuses_every_move(state, s, d, load)) {
+                    refused_from[refused_known++] = load;
+                }
+            }
             return applied || refusals >= partner_refusals_max;
         });
         return applied;

@@ -269,6 +269,11 @@ bool visit_ascending(const PlanningState& state, uint32_t broker, ReplicaList& l
 /// are none. For GoalContext::moves_refused before such a walk.
 Load least_load_ascending(const PlanningState& state, uint32_t broker, ReplicaList& list, uint32_t tries_max);
 
+/// Is `a` at least `b` in every resource?
+inline bool at_least(const Load& a, const Load& b) {
+    return a.bytes_in_per_s >= b.bytes_in_per_s && a.bytes_out_per_s >= b.bytes_out_per_s &&
+           a.size_bytes >= b.size_bytes;
+}
 /// The least of each resource of `a` and `b`.
 inline Load least_of(const Load& a, const Load& b) {
     return {std::min(a.bytes_in_per_s, b.bytes_in_per_s), std::min(a.bytes_out_per_s, b.bytes_out_per_s),
