@@ -374,8 +374,13 @@ bool PlanningState::rack_closed(uint32_t p) const {
 
 void PlanningState::start_rack_open() {
     _eligible_racks.clear();
+    _eligible_rack_set = 0;
     for (uint32_t rack = 0; rack < _rack_eligible.size(); rack++) {
-        if (_rack_eligible[rack] > 0) _eligible_racks.push_back(rack);
+        if (_rack_eligible[rack] == 0) continue;
+        _eligible_racks.push_back(rack);
+        _eligible_rack_set = rack < 31 && _eligible_rack_set != rack_set_unknown
+                                 ? _eligible_rack_set | uint32_t{1} << rack
+                                 : rack_set_unknown;
     }
     _rack_open.clear();
     _rack_set.clear();
@@ -400,6 +405,18 @@ void PlanningState::rack_open_add(uint32_t p, int32_t sign) {
             set |= bit;
         }
         _rack_set[p] = set;
+    }
+    const uint32_t set = _rack_set[p];
+    if (set != rack_set_unknown && _eligible_rack_set != rack_set_unknown) {
+        // One replica a rack: no excess, and closed only when each rack
+        // with an eligible broker holds one at a limit of one (or there is
+        // no such rack), as rack_excess and rack_closed would count (which
+        // calls more than eight replicas open).
+        const bool closed = replicas(p).size() <= 8 && (rack_limit(p) == 1 ? (_eligible_rack_set & ~set) == 0
+                                                                             : _eligible_rack_set == 0);
+        if (closed) return;
+        for (uint32_t h : replicas(p)) _rack_open[h] += sign;
+        return;
     }
     if (!excluded(p) && rack_excess(p) > 0) _rack_crowded += sign;
     if (rack_closed(p)) return;

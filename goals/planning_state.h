@@ -546,6 +546,7 @@ private:
     uint32_t _eligible_with_budget = 0;
     std::vector<uint32_t> _rack_eligible;              // per rack index
     std::vector<uint32_t> _eligible_racks;             // racks with an eligible broker
+    uint32_t _eligible_rack_set = 0;                   // the same as a rack_set, or rack_set_unknown
     std::vector<uint32_t> _rack_open;                  // per broker, see rack_open()
     std::vector<uint32_t> _rack_set;                   // per partition, see rack_set()
     uint64_t _undone = 0;                              // see undone()
