@@ -1,8 +1,6 @@
-/// Properties of the planner and the gate over random clusters: random
-/// brokers, racks, capacities, liveness and metric ages; random topics,
-/// partitions, replication factors, leaders, loads, cooldowns and
-/// exclusions; random flavors, plan bounds (actions_max, broker_actions_max)
-/// and goal orders.
+/// Properties of the planner and the gate over random clusters
+/// (random_cluster.h): what every plan keeps, whatever the cluster, the
+/// config, the flavor and the goals' order.
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
@@ -21,115 +19,22 @@
 #include "goals/goal.h"
 #include "goals/planner_types.h"
 #include "tests/goals/model_builder.h"
+#include "tests/goals/random_cluster.h"
 
 namespace ballast::goals {
 namespace {
 
 using test_support::apply;
+using test_support::chance;
 using test_support::contains;
 using test_support::deviation_max;
 using test_support::in_of;
 using test_support::mib;
+using test_support::now_ms;
 using test_support::out_of;
+using test_support::random_config;
+using test_support::random_model;
 using test_support::replicas_of;
-
-constexpr int64_t now_ms = 1'000'000;
-
-bool chance(int percent) { return *rc::gen::inRange(0, 100) < percent; }
-
-/// `healthy`: every broker alive and not draining, no capacities and one
-/// rack, so the hard goals hold and nothing is evacuated (stale metrics and
-/// exclusions stay random).
-ClusterModel random_model(bool healthy = false) {
-    ClusterModel model;
-    model.now_ms = now_ms;
-    const int rack_count = healthy ? 1 : *rc::gen::inRange(1, 5);
-    for (int r = 0; r < rack_count; r++) model.racks.push_back("r" + std::to_string(r));
-    const int broker_count = *rc::gen::inRange(2, 13);
-    int32_t id = *rc::gen::inRange(0, 5);
-    for (int b = 0; b < broker_count; b++) {
-        Broker broker;
-        broker.id = id;
-        id += *rc::gen::inRange(1, 4);
-        broker.rack = static_cast<uint32_t>(*rc::gen::inRange(0, rack_count));
-        const int liveness = *rc::gen::inRange(0, 100);
-        broker.liveness = liveness < 85 ? Liveness::alive : liveness < 95 ? Liveness::fenced : Liveness::gone;
-        broker.liveness_changed_ms = now_ms - *rc::gen::inRange(0, 30'000);
-        const int metrics = *rc::gen::inRange(0, 100);
-        broker.metrics_time_ms = metrics < 85   ? now_ms - *rc::gen::inRange(0, 60'000)
-                                 : metrics < 95 ? now_ms - *rc::gen::inRange(60'001, 500'000)
-                                                : -1;
-        broker.excluded = chance(5);
-        broker.draining = chance(5);
-        if (healthy) {
-            broker.liveness = Liveness::alive;
-            broker.draining = false;
-            model.brokers.push_back(broker);
-            continue;
-        }
-        if (chance(50)) {
-            broker.capacity.network_in_bytes_per_s = *rc::gen::inRange(1, 100) * mib;
-            broker.capacity.network_out_bytes_per_s = *rc::gen::inRange(1, 200) * mib;
-            broker.capacity.disk_bytes = *rc::gen::inRange(1, 10'000) * mib;
-        }
-        if (chance(40)) broker.capacity.replicas_max = *rc::gen::inRange(1, 40);
-        model.brokers.push_back(broker);
-    }
-    const int topic_count = *rc::gen::inRange(1, 5);
-    for (int t = 0; t < topic_count; t++) {
-        model.topics.push_back("t" + std::to_string(t));
-        const int partitions = *rc::gen::inRange(1, chance(20) ? 80 : 25);
-        const int replication = *rc::gen::inRange(1, std::min(3, broker_count) + 1);
-        const bool excluded = chance(5);
-        const int fan_out = *rc::gen::inRange(0, 4);  // consumers per topic: out follows in
-        for (int i = 0; i < partitions; i++) {
-            Partition partition;
-            partition.topic = static_cast<uint32_t>(t);
-            partition.partition = i;
-            partition.replica_begin = static_cast<uint32_t>(model.replicas.size());
-            partition.replica_count = static_cast<uint16_t>(replication);
-            std::vector<int32_t> free;
-            for (const Broker& broker : model.brokers) free.push_back(broker.id);
-            for (int r = 0; r < replication; r++) {
-                const size_t pick = static_cast<size_t>(*rc::gen::inRange<int>(0, static_cast<int>(free.size())));
-                model.replicas.push_back(free[pick]);
-                free.erase(free.begin() + static_cast<long>(pick));
-            }
-            const int leader = *rc::gen::inRange(0, 100);
-            const int32_t* replicas = model.replicas.data() + partition.replica_begin;
-            partition.leader = leader < 90 ? replicas[0]
-                               : leader < 95 ? replicas[replication - 1]
-                                             : -1;
-            const double in = *rc::gen::inRange(0, 5'000) * 1024.0;
-            const double out = chance(80) ? in * fan_out : in * *rc::gen::inRange(0, 4);
-            partition.load = {in, out, *rc::gen::inRange(0, 1'000) * mib};
-            if (chance(30)) partition.last_moved_ms = now_ms - *rc::gen::inRange(0, 120'000);
-            partition.in_flight = chance(5);
-            partition.excluded = excluded;
-            model.partitions.push_back(partition);
-        }
-    }
-    return model;
-}
-
-PlannerConfig random_config() {
-    PlannerConfig config;
-    config.flavor = chance(50) ? Flavor::apache : Flavor::automq;
-    config.actions_max = static_cast<uint32_t>(*rc::gen::inRange(0, 300));
-    // Half the plans without a per-broker limit, half with a tight one.
-    config.broker_actions_max = chance(50) ? 0 : static_cast<uint32_t>(*rc::gen::inRange(1, 7));
-    if (chance(20)) {
-        // A random subset in a random order.
-        std::vector<GoalKind> all = default_goals();
-        config.goals.clear();
-        while (!all.empty() && chance(85)) {
-            const size_t pick = static_cast<size_t>(*rc::gen::inRange<int>(0, static_cast<int>(all.size())));
-            config.goals.push_back(all[pick]);
-            all.erase(all.begin() + static_cast<long>(pick));
-        }
-    }
-    return config;
-}
 
 const Broker& broker_of(const ClusterModel& model, int32_t id) {
     const Broker* broker = test_support::find_broker(model, id);
@@ -331,41 +236,6 @@ RC_GTEST_PROP(PlannerProperties, MovesASearchSkipsAreMovesTryApplyRefuses, ()) {
     RC_TAG(destinations_refused == 0 ? "no destination refused for all" : "some destination refused for all");
 }
 
-/// The rack goal reads a partition's racks from one word where each replica
-/// stands in a rack of its own (PlanningState::rack_set): its answer is still
-/// its rule, a move refused exactly when the partition's rack excess,
-/// counted replica by replica, grows; and refused_racks says the same per rack.
-RC_GTEST_PROP(PlannerProperties, TheRackGoalRefusesExactlyTheMovesThatGrowARacksExcess, ()) {
-    const ClusterModel model = random_model();
-    PlannerConfig config = random_config();
-    if (!has_goal(config, GoalKind::rack_aware)) config.goals.push_back(GoalKind::rack_aware);
-    RC_PRE(check_input(model, config).empty());
-    PlanningState state(model, config, false);
-    const std::unique_ptr<Goal> rack = make_goal(GoalKind::rack_aware);
-    uint32_t refused = 0;
-    uint32_t from_one_word = 0;
-    for (uint32_t p = 0; p < state.partition_count(); p++) {
-        const std::vector<uint32_t> holders(state.replicas(p).begin(), state.replicas(p).end());
-        for (uint32_t s : holders) {
-            const std::optional<uint64_t> racks = rack->refused_racks(state, p, s);
-            for (uint32_t d = 0; d < state.broker_count(); d++) {
-                const Candidate move = state.move(p, s, d, false);
-                if (!state.valid(move, true) || !state.within_broker_budget(move)) continue;
-                const uint32_t before = state.rack_excess(p);
-                state.apply_trial(move);
-                const uint32_t after = state.rack_excess(p);
-                state.undo_trial();
-                RC_ASSERT(rack->refuses_move(state, p, s, d) == (after > before));
-                if (racks) RC_ASSERT((*racks >> state.broker(d).rack & 1) == static_cast<uint64_t>(after > before));
-                refused += after > before;
-                from_one_word += state.rack_set(p) != PlanningState::rack_set_unknown;
-            }
-        }
-    }
-    RC_TAG(refused == 0 ? "no move refused" : "some move refused");
-    RC_TAG(from_one_word == 0 ? "no rack set known" : "some rack set known");
-}
-
 /// What PartnerRefusals relies on: a broker that a guard refuses by its own
 /// side (gives_refused, takes_refused) for some least load is refused for
 /// any larger one, and stays refused through actions as long as none
@@ -407,28 +277,6 @@ RC_GTEST_PROP(PlannerProperties, ABrokerRefusedByItsOwnSideStaysRefusedWhileItsE
         }
     }
     RC_TAG(kept == 0 ? "no refusal to keep" : "some refusal kept");
-}
-
-/// A complete plan's rounds (Rounds) carry one working state from round to
-/// round: each round plans, bit for bit, what `plan` plans on the model the
-/// rounds before it leave, and that model passes the input check.
-RC_GTEST_PROP(PlannerProperties, EachRoundPlansAsAPlanOfTheModelTheRoundsBeforeItLeave, ()) {
-    const ClusterModel model = random_model();
-    const PlannerConfig config = random_config();
-    RC_PRE(check_input(model, config).empty());
-    Rounds rounds(model, config);
-    ClusterModel now = model;
-    uint32_t planned = 0;  // rounds that planned an action
-    for (int round = 0; round < 5; round++) {
-        const Plan next = rounds.next();
-        RC_ASSERT(next == plan(now, config));
-        now = apply_actions(now, next.actions, config.flavor);
-        RC_ASSERT(rounds.model() == now);
-        RC_ASSERT(check_input(now, config).empty());
-        if (next.actions.empty()) break;
-        planned++;
-    }
-    RC_TAG(planned >= 2 ? "two or more rounds with actions" : planned == 1 ? "one round with actions" : "none");
 }
 
 RC_GTEST_PROP(PlannerProperties, NoBrokerIsTouchedByMoreThanBrokerActionsMax, ()) {
