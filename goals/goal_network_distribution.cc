@@ -236,19 +236,9 @@ bool NetworkDistributionGoal::move_one(GoalContext& context, const Band& b, uint
     PlanningState& state = context.state();
     bool applied = false;
     if (shedding) {
-        // Per partner reached, in one vector (one allocation a step).
-        struct Reached {
-            // For the replica being tried: 0 refused by placement (or, with
-            // keep_spread, its topic's spread would not hold), 1 its
-            // topic's spread holds there, 2 not.
-            uint8_t fit = 0;
-            // Partners a guard refuses outright (another rack) are left out
-            // of every replica's pass; asked once, when a pass first
-            // reaches them. 0 not asked yet, 1 open, 2 refused.
-            uint8_t open = 0;
-        };
-        std::vector<Reached> reached;
-        reached.reserve(16);
+        // Per partner reached, in a vector the goal keeps from step to step.
+        std::vector<Reached>& reached = _reached;
+        reached.clear();
         walk(broker, partners[0], [&](const ReplicaEntry& e) {
             // The replica copies the same bytes to whichever partner takes
             // it: first to one where its topic's spread holds, so the topic

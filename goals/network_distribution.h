@@ -394,6 +394,19 @@ private:
     };
     mutable JudgingKey _judging_key;
     mutable Band _judging;
+    /// move_one's, per partner a shedding step reached: kept from step to
+    /// step, as a step runs for every replica moved.
+    struct Reached {
+        // For the replica being tried: 0 refused by placement (or, with
+        // keep_spread, its topic's spread would not hold), 1 its topic's
+        // spread holds there, 2 not.
+        uint8_t fit = 0;
+        // Partners a guard refuses outright (another rack) are left out of
+        // every replica's pass; asked once, when a pass first reaches them.
+        // 0 not asked yet, 1 open, 2 refused.
+        uint8_t open = 0;
+    };
+    mutable std::vector<Reached> _reached;
 };
 
 }  // namespace ballast::goals

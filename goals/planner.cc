@@ -309,8 +309,9 @@ Plan plan_on(PlanningState& state, const PlannerConfig& config) {
         goals[i]->optimize(context);
     }
 
-    // 3. Judge the result as a fresh model of it would be judged.
-    state.recompute_aggregates();
+    // 3. Judge the result as a fresh model of it would be judged (with no
+    // action kept, the undos restored the sums it started from exactly).
+    if (state.action_count() > 0) state.recompute_aggregates();
     result.violated_after = violated(goals, state);
     result.actions = state.take_actions();
     assert(result.actions.size() <= config.actions_max);
