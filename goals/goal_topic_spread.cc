@@ -389,7 +389,8 @@ private:
                 // the first few usually take the replica, and the state
                 // stands still until one does.
                 const PlanningState::CountOrder& order = state.order_by_replicas();
-                int pass = 0;  // 0: below the band, 1: the rest
+                // 0: below the band (none when its floor is zero), 1: the rest.
+                int pass = b.lower > 0 ? 0 : 1;
                 size_t at = 0;
                 per_rack.assign(per_rack.size(), 0);
                 auto next_partner = [&]() -> uint32_t {
