@@ -234,20 +234,13 @@ public:
 
     /// The band accepts_changes judges by; refuses_every_move must judge by
     /// the same, or it would skip moves the goal accepts.
-    /// Asked for every candidate judged: kept while what it is made of
-    /// stands (the eligible total and divisor, which actions among eligible
-    /// brokers keep, and the config), and the same value as band() gives.
+    /// Asked for every candidate judged: kept while the eligible totals it
+    /// is made of stand (PlanningState::totals_version; the config is the
+    /// state's), and the same value as band() gives.
     Band judging_band(const PlanningState& state) const {
-        const PlannerConfig& config = state.config();
-        const bool in = _resource == Resource::network_in;
-        const JudgingKey key{state.eligible_total(_resource), state.eligible_usage_divisor(_resource),
-                             in ? config.network_in_avg_deviation : config.network_out_avg_deviation,
-                             in ? config.network_in_detect_threshold_bytes_per_s
-                                : config.network_out_detect_threshold_bytes_per_s,
-                             state.eligible_count()};
-        if (!(key == _judging_key)) {
+        if (state.totals_version() != _judging_version) {
             _judging = band(state, balance_margin);
-            _judging_key = key;
+            _judging_version = state.totals_version();
         }
         return _judging;
     }
@@ -382,17 +375,9 @@ private:
                               std::array<uint32_t, followers_max>& out) const;
 
     Resource _resource;
-    /// judging_band's last answer and what it was made of (no answer yet:
-    /// a NaN total, equal to none).
-    struct JudgingKey {
-        double total = std::numeric_limits<double>::quiet_NaN();
-        double divisor = 0;
-        double deviation = 0;
-        double threshold = 0;
-        uint32_t eligible = 0;
-        bool operator==(const JudgingKey&) const = default;
-    };
-    mutable JudgingKey _judging_key;
+    /// judging_band's last answer and the totals_version it holds for (none
+    /// yet: versions start at one).
+    mutable uint64_t _judging_version = 0;
     mutable Band _judging;
     /// move_one's, per partner a shedding step reached: kept from step to
     /// step, as a step runs for every replica moved.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cassert>
 
 #include "goals/broker_stability.h"
@@ -9,6 +10,10 @@
 
 namespace ballast::goals {
 namespace {
+
+/// totals_version's source: unique across states, so that a cache keyed by
+/// it never takes one state's totals for another's.
+std::atomic<uint64_t> totals_versions{0};
 
 /// The most (topic, broker) counts kept dense (PlanningState::_topic_dense):
 /// 16 MiB of counts, 4,000 topics on 1,000 brokers.
@@ -349,6 +354,11 @@ void PlanningState::finish_aggregates() {
     _by_out.sort();
     _by_replicas.sort();
     _by_leaders.sort();
+    totals_changed();
+}
+
+void PlanningState::totals_changed() {
+    _totals_version = totals_versions.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
 bool PlanningState::rack_closed(uint32_t p) const {

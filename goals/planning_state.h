@@ -276,6 +276,10 @@ public:
     /// rack_open is not kept.
     static constexpr uint32_t rack_set_unknown = UINT32_MAX;
     uint32_t rack_set(uint32_t p) const { return _rack_set.empty() ? rack_set_unknown : _rack_set[p]; }
+    /// Changes whenever the eligible brokers' totals may change (an apply,
+    /// an undo, a recompute) and is never the same in two states: what is
+    /// computed from those totals (a load goal's band) holds while it stays.
+    uint64_t totals_version() const { return _totals_version; }
     /// Changes whenever an action touches (or an undo untouches) a partition
     /// `b` holds before or after it: what a search remembers about the
     /// movable replicas on `b` holds as long as this does.
@@ -467,6 +471,7 @@ private:
         broker.leader_count += leads;
     }
     void finish_aggregates();  // recompute_aggregates' part after the sums
+    void totals_changed();     // a new totals_version
     void add_replica_load(uint32_t b, uint32_t p, int sign);
     void change_broker(uint32_t b, const Load& delta, int32_t replica_delta, int32_t leader_delta);
     void restore_broker(uint32_t b, const Load& load, int32_t replica_delta, int32_t leader_delta);
@@ -550,6 +555,7 @@ private:
     std::vector<uint32_t> _rack_open;                  // per broker, see rack_open()
     std::vector<uint32_t> _rack_set;                   // per partition, see rack_set()
     uint64_t _undone = 0;                              // see undone()
+    uint64_t _totals_version = 0;                      // see totals_version()
     std::vector<uint64_t> _holder_epoch;               // per broker, see holder_epoch()
     uint32_t _rack_crowded = 0;                        // see rack_crowded()
     std::vector<uint32_t> _rack_eligible_with_budget;  // per rack index

@@ -242,6 +242,7 @@ void PlanningState::apply_change(const Candidate& c) {
     undo.eligible_load_before = _eligible_load;
     change_broker(c.source, c.load_delta[0], c.replica_delta[0], c.leader_delta[0]);
     change_broker(c.destination, c.load_delta[1], c.replica_delta[1], c.leader_delta[1]);
+    totals_changed();
     _undo.push_back(undo);
     count_action(c, +1);
 }
@@ -258,6 +259,7 @@ void PlanningState::undo_change() {
     restore_broker(c.source, undo.source_load_before, -c.replica_delta[0], -c.leader_delta[0]);
     restore_broker(c.destination, undo.destination_load_before, -c.replica_delta[1], -c.leader_delta[1]);
     _eligible_load = undo.eligible_load_before;
+    totals_changed();
     switch (c.kind) {
         case ActionKind::move:
             slots[undo.slot] = c.source;
