@@ -472,6 +472,7 @@ private:
     }
     void finish_aggregates();  // recompute_aggregates' part after the sums
     void totals_changed();     // a new totals_version
+    void reserve_actions();    // before a plan's first action
     void add_replica_load(uint32_t b, uint32_t p, int sign);
     void change_broker(uint32_t b, const Load& delta, int32_t replica_delta, int32_t leader_delta);
     void restore_broker(uint32_t b, const Load& load, int32_t replica_delta, int32_t leader_delta);
