@@ -43,10 +43,14 @@ constexpr size_t exchange_partners_max = 8;
 enum class Exchange : uint8_t { applied, refused, unplaced };
 
 class ReplicaCountGoal final : public Goal {
-    /// One of `many`'s light replicas an exchange may take, with its
-    /// placement judged at first need (-1: not yet; 0 or 1).
+    /// One of `many`'s light replicas an exchange may take: the load it
+    /// brings `few` (its move's load_delta[1]: what it puts on `many`,
+    /// leadership going along), and its placement judged at first need (-1:
+    /// not yet; 0 or 1). Its move is built only for that and for a group.
     struct Take {
-        Candidate move;
+        uint32_t partition = no_partition;
+        double in = 0;
+        double out = 0;
         int8_t placed = -1;
     };
     /// exchange()'s vectors, kept from call to call: a plan tries thousands
@@ -305,7 +309,8 @@ private:
             light_walked = true;
             visit_ascending(state, many, takes.of(many), replica_tries_max, [&](const ReplicaEntry& l) {
                 if (state.partition(l.partition).load.size_bytes <= copy_max) {
-                    light.push_back({state.move(l.partition, many, few, false)});
+                    const Load load = state.replica_load_on(l.partition, many);
+                    light.push_back({l.partition, load.bytes_in_per_s, load.bytes_out_per_s});
                 }
                 return false;
             });
@@ -328,13 +333,15 @@ private:
             double out = 0;
             if (!light_walked) walk_light();
             for (Take& take : light) {
-                if (take.move.partition == e.partition) continue;
-                const double take_in = take.move.load_delta[1].bytes_in_per_s;
-                const double take_out = take.move.load_delta[1].bytes_out_per_s;
+                if (take.partition == e.partition) continue;
+                const double take_in = take.in;
+                const double take_out = take.out;
                 if (in + take_in > room_in || out + take_out > room_out) continue;
-                if (take.placed < 0) take.placed = context.placement_allows(take.move) ? 1 : 0;
+                if (take.placed < 0) {
+                    take.placed = context.placement_allows(state.move(take.partition, many, few, false)) ? 1 : 0;
+                }
                 if (take.placed == 0) continue;
-                group.push_back(take.move);
+                group.push_back(state.move(take.partition, many, few, false));
                 in += take_in;
                 out += take_out;
                 if (group.size() > light_max) break;
