@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "goals/goal.h"
@@ -41,15 +42,21 @@ RC_GTEST_PROP(PlannerProperties, EachRoundPlansAsAPlanOfTheModelTheRoundsBeforeI
     RC_TAG(planned >= 2 ? "two or more rounds with actions" : planned == 1 ? "one round with actions" : "none");
 }
 
+/// A random cluster, and a random config with the rack goal among its goals.
+std::pair<ClusterModel, PlannerConfig> random_with_rack_goal() {
+    ClusterModel model = test_support::random_model();
+    PlannerConfig config = test_support::random_config();
+    if (!has_goal(config, GoalKind::rack_aware)) config.goals.push_back(GoalKind::rack_aware);
+    RC_PRE(check_input(model, config).empty());
+    return {std::move(model), std::move(config)};
+}
+
 /// The rack goal reads a partition's racks from one word where each replica
 /// stands in a rack of its own (PlanningState::rack_set): its answer is still
 /// its rule, a move refused exactly when the partition's rack excess,
 /// counted replica by replica, grows; and refused_racks says the same per rack.
 RC_GTEST_PROP(StateProperties, TheRackGoalRefusesExactlyTheMovesThatGrowARacksExcess, ()) {
-    const ClusterModel model = test_support::random_model();
-    PlannerConfig config = test_support::random_config();
-    if (!has_goal(config, GoalKind::rack_aware)) config.goals.push_back(GoalKind::rack_aware);
-    RC_PRE(check_input(model, config).empty());
+    const auto [model, config] = random_with_rack_goal();
     PlanningState state(model, config, false);
     const std::unique_ptr<Goal> rack = make_goal(GoalKind::rack_aware);
     uint32_t refused = 0;
@@ -80,10 +87,7 @@ RC_GTEST_PROP(StateProperties, TheRackGoalRefusesExactlyTheMovesThatGrowARacksEx
 /// is kept through moves, and undone ones, as a state built from the
 /// model they leave counts it, and as their definitions count it.
 RC_GTEST_PROP(StateProperties, RackCountsKeptThroughMovesMatchAFreshStateAndTheirDefinitions, ()) {
-    const ClusterModel model = test_support::random_model();
-    PlannerConfig config = test_support::random_config();
-    if (!has_goal(config, GoalKind::rack_aware)) config.goals.push_back(GoalKind::rack_aware);
-    RC_PRE(check_input(model, config).empty());
+    const auto [model, config] = random_with_rack_goal();
     PlanningState state(model, config, false);
     const int tries = *rc::gen::inRange(1, 40);
     for (int i = 0; i < tries; i++) {
