@@ -264,7 +264,8 @@ class PlanningState;
 /// leave (apply_actions): `ballast plan --complete`. Round n's plan is, bit
 /// for bit, `plan`'s of that model, but one working state is carried from
 /// round to round (PlanningState::start_next_round) instead of a new one
-/// built from the whole model each round.
+/// built from the whole model each round. Neither copied nor moved: the
+/// state refers to the model and config a Rounds holds.
 class Rounds {
 public:
     Rounds(ClusterModel model, const PlannerConfig& config);

@@ -399,7 +399,7 @@ public:
     void undo_trial();
     size_t action_count() const { return _actions.size(); }
     const std::vector<Action>& actions() const { return _actions; }
-    std::vector<Action> take_actions() { return std::move(_actions); }
+    std::vector<Action> take_actions() { return std::exchange(_actions, {}); }
 
     /// Recomputes the brokers' aggregates and the eligible totals and orders
     /// from the overlay, in the same order as the constructor, so the result
@@ -409,8 +409,8 @@ public:
     /// action, in the same sorted form a build gives.
     void recompute_aggregates();
 
-    /// Makes this state, after a plan on it (recompute_aggregates done, its
-    /// actions taken), the one a new state of the model would be once
+    /// Makes this state, after a plan on it (its sums as a build would make
+    /// them, its actions taken), the one a new state of the model would be once
     /// apply_actions_to brought that model up to the plan's actions: the
     /// next round of a complete plan without a pass that rebuilds it all.
     /// The overlay, sums, orders and topic and rack counts already are that
