@@ -275,6 +275,7 @@ Plan plan_on(PlanningState& state, const PlannerConfig& config) {
     Plan result;
     const GoalList goals = make_goals(config);
     Findings findings(config.unfixable_max);
+    state.reserve_actions();
     result.violated_before = violated(goals, state);
 
     // 1. Availability first: dead and draining brokers, within the hard goals.

@@ -34,12 +34,9 @@ PlanningState::PlanningState(const ClusterModel& model, const PlannerConfig& con
     // No action yet: every eligible broker has its whole budget.
     _broker_actions.assign(_brokers.size(), 0);
     _eligible_with_budget = _eligible_count;
-    reserve_actions();
 }
 
 void PlanningState::reserve_actions() {
-    // Mostly one action a partition at most: room for them up front, so a
-    // large plan does not move its actions as the vector grows.
     _actions.reserve(std::min<size_t>(_config.actions_max, _model.partitions.size()));
 }
 
@@ -188,7 +185,6 @@ void PlanningState::start_next_round() {
     std::vector<uint32_t> begin(brokers + 1, 0);
     for (uint32_t b = 0; b < brokers; b++) begin[b + 1] = begin[b] + static_cast<uint32_t>(_brokers[b].replica_count);
     fill_rows(std::move(begin));
-    reserve_actions();
 }
 
 PlanningState::TopicCounter::TopicCounter(PlanningState& state)

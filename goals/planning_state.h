@@ -400,6 +400,11 @@ public:
     size_t action_count() const { return _actions.size(); }
     const std::vector<Action>& actions() const { return _actions; }
     std::vector<Action> take_actions() { return std::exchange(_actions, {}); }
+    /// Room for a plan's actions before its first: mostly one a partition at
+    /// most, within actions_max, so a large plan does not move its actions
+    /// as the vector grows. Asked by the plan, not by every state built
+    /// (violated_goals builds one and plans nothing).
+    void reserve_actions();
 
     /// Recomputes the brokers' aggregates and the eligible totals and orders
     /// from the overlay, in the same order as the constructor, so the result
@@ -472,7 +477,6 @@ private:
     }
     void finish_aggregates();  // recompute_aggregates' part after the sums
     void totals_changed();     // a new totals_version
-    void reserve_actions();    // before a plan's first action
     void add_replica_load(uint32_t b, uint32_t p, int sign);
     void change_broker(uint32_t b, const Load& delta, int32_t replica_delta, int32_t leader_delta);
     void restore_broker(uint32_t b, const Load& load, int32_t replica_delta, int32_t leader_delta);
