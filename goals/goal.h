@@ -220,6 +220,13 @@ public:
     /// that meets a refusing partner step after step asks once (PartnerRefusals).
     /// False when unsure: only a speed-up (GoalContext::takes_refused).
     virtual bool refuses_taking(const PlanningState&, uint32_t /*d*/, const Load& /*least*/) const { return false; }
+    /// The part of `least` that this goal's refuses_giving and
+    /// refuses_taking depend on, the other resources zero: a refusal found
+    /// for `least` holds for every load at least that part. A load goal
+    /// judges one resource, a count goal none; so a partner refused for one
+    /// replica is known refused for the next, lighter in the other
+    /// resources (PairRefusals remembers this, not `least`).
+    virtual Load side_refusal_floor(const Load& least) const { return least; }
     /// For a goal that judges placement by the destination's rack alone
     /// (refuses_move the same for every broker of a rack): the racks it
     /// refuses moving `p`'s replica from `s` to, as bits (rack index r: bit

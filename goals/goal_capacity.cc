@@ -85,6 +85,8 @@ public:
         const BrokerChange gains{d, Load{}, +1, 0};
         return !accepts_changes(state, std::span(&gains, 1));
     }
+    /// The count alone decides.
+    Load side_refusal_floor(const Load&) const override { return Load{}; }
 
     static bool accepts_changes(const PlanningState& state, std::span<const BrokerChange> changes) {
         for (const BrokerChange& change : changes) {

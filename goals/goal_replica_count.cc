@@ -105,6 +105,8 @@ public:
         const int32_t count = state.broker(s).replica_count;
         return state.broker(s).eligible && b.fine(count) && !b.fine(count - 1);
     }
+    /// Counts alone decide both sides.
+    Load side_refusal_floor(const Load&) const override { return Load{}; }
 
     void optimize(GoalContext& context) const override {
         PlanningState& state = context.state();

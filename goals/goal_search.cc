@@ -62,8 +62,8 @@ bool PairRefusals::refused(const GoalContext& context, uint32_t s, uint32_t d, c
     // The guard that refused says whether it refuses by one side alone:
     // asking every guard again per side cost more than the answers saved.
     const Goal* refuser = context.last_move_refuser();
-    if (refuser->refuses_giving(context.state(), s, least)) _giving.remember(s, least);
-    if (refuser->refuses_taking(context.state(), d, least)) _taking.remember(d, least);
+    if (refuser->refuses_giving(context.state(), s, least)) _giving.remember(s, refuser->side_refusal_floor(least));
+    if (refuser->refuses_taking(context.state(), d, least)) _taking.remember(d, refuser->side_refusal_floor(least));
     return true;
 }
 

@@ -283,6 +283,17 @@ public:
         return breaks(state, b, deviation_max(state, b) + b.tolerance, BrokerChange{d, least, +1, 0});
     }
 
+    /// Both sides judge `least` in this goal's resource alone.
+    Load side_refusal_floor(const Load& least) const override {
+        Load floor;
+        if (_resource == Resource::network_in) {
+            floor.bytes_in_per_s = least.bytes_in_per_s;
+        } else {
+            floor.bytes_out_per_s = least.bytes_out_per_s;
+        }
+        return floor;
+    }
+
     /// Does `change` break its broker's rules (broker_keeps)?
     bool breaks(const PlanningState& state, const Band& b, double deviation_limit, const BrokerChange& change) const {
         if (!state.broker(change.broker).eligible) return false;  // outside the distribution

@@ -6,6 +6,7 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "goals/goal.h"
 #include "goals/planner_types.h"
 #include "goals/planning_state.h"
+#include "goals/replica_lists.h"
 #include "tests/goals/random_cluster.h"
 
 namespace ballast::goals {
@@ -139,6 +141,52 @@ RC_GTEST_PROP(StateProperties, RackCountsKeptThroughMovesMatchAFreshStateAndThei
     }
     for (uint32_t b = 0; b < state.broker_count(); b++) RC_ASSERT(state.rack_open(b) == open[b]);
     RC_ASSERT(*state.rack_crowded() == crowded);
+}
+
+/// A guard that refuses one broker's side (refuses_taking, refuses_giving)
+/// for a least load refuses it, and every move on that side, for each load
+/// at least its side_refusal_floor, however light in the other resources:
+/// what the searches remember of a refused partner (PairRefusals) and answer
+/// without asking again.
+RC_GTEST_PROP(StateProperties, ASideRefusalHoldsForEveryLoadAtLeastItsFloor, ()) {
+    const ClusterModel model = test_support::random_model();
+    const PlannerConfig config = test_support::random_config();
+    RC_PRE(check_input(model, config).empty());
+    const PlanningState state(model, config, false);
+    RC_PRE(state.partition_count() > 0);
+    uint32_t refused = 0;
+    for (GoalKind kind : {GoalKind::replica_capacity, GoalKind::network_in_usage_distribution,
+                          GoalKind::network_out_usage_distribution, GoalKind::replica_count_distribution}) {
+        const std::unique_ptr<Goal> goal = make_goal(kind);
+        for (uint32_t b = 0; b < state.broker_count(); b++) {
+            // A replica's load, as a leader or as a follower.
+            const uint32_t p = *rc::gen::inRange<uint32_t>(0, state.partition_count());
+            const std::span<const uint32_t> holders = state.replicas(p);
+            const Load least = state.replica_load_on(p, holders[*rc::gen::inRange<size_t>(0, holders.size())]);
+            const Load floor = goal->side_refusal_floor(least);
+            RC_ASSERT(at_least(least, floor));
+            // The floor itself, or more by up to a few times the least in any resource.
+            const double scale = std::max({least.bytes_in_per_s, least.bytes_out_per_s, least.size_bytes, 1.0});
+            auto more = [&] { return test_support::chance(50) ? 0.0 : *rc::gen::inRange(0, 300) / 100.0 * scale; };
+            const Load heavier{floor.bytes_in_per_s + more(), floor.bytes_out_per_s + more(),
+                               floor.size_bytes + more()};
+            if (goal->refuses_taking(state, b, least)) {
+                refused++;
+                RC_ASSERT(goal->refuses_taking(state, b, heavier));
+                for (uint32_t s = 0; s < state.broker_count(); s++) {
+                    if (s != b) RC_ASSERT(goal->refuses_every_move(state, s, b, heavier));
+                }
+            }
+            if (goal->refuses_giving(state, b, least)) {
+                refused++;
+                RC_ASSERT(goal->refuses_giving(state, b, heavier));
+                for (uint32_t d = 0; d < state.broker_count(); d++) {
+                    if (d != b) RC_ASSERT(goal->refuses_every_move(state, b, d, heavier));
+                }
+            }
+        }
+    }
+    RC_TAG(refused == 0 ? "no side refused" : "some side refused");
 }
 
 }  // namespace
