@@ -65,7 +65,7 @@ void ReplicaList::sort_all() {
 ReplicaList& ReplicaLists::build_or_compact(uint32_t broker) {
     ReplicaList& list = _lists[broker];
     if (_built[broker]) {
-        if (list.stale_skipped > 16 + list.entries.size() / 8) {
+        if (list.needs_compaction()) {
             // Keeps the order, so the sorted part stays sorted and before the rest.
             size_t kept = 0;
             size_t kept_sorted = 0;

@@ -41,9 +41,9 @@ struct ReplicaEntry {
 
 /// One broker's movable replicas in order: value descending, ties by
 /// partition index (a strict order, so the order is unique). Walks skip
-/// entries that moved since (and count them); once they are an eighth of the
-/// list, the list is compacted, so a broker that sheds thousands of replicas
-/// is not rescanned from the top each step.
+/// entries that moved since (and count them); once they are many, the list
+/// is compacted (needs_compaction), so a broker that sheds thousands of
+/// replicas is not rescanned from the top each step.
 ///
 /// Sorted lazily from both ends: entries [0, sorted_end) are in their final
 /// order and every later entry comes after all of them (nth_element), and
@@ -89,6 +89,15 @@ struct ReplicaList {
     uint64_t least_compactions = UINT64_MAX;
     uint64_t least_undone = UINT64_MAX;  // PlanningState::undone() at that answer
 
+    /// Have walks skipped enough stale entries to compact the list? A
+    /// compaction copies every entry, a skip reads one: so after as many
+    /// skips as entries. Except in a list that keeps loads, the cheapest-copy
+    /// walk's (visit_cheapest_copy_first), whose scan limit counts stale
+    /// entries too, so that when it compacts decides what the walk reaches:
+    /// there after an eighth, the rule its plans are made by.
+    bool needs_compaction() const {
+        return stale_skipped > 16 + (kept_load ? entries.size() / 8 : entries.size());
+    }
     /// Entry `i` (< entries.size()) in its final place, sorting from the
     /// top as far as needed.
     const ReplicaEntry& at(size_t i) {
@@ -150,7 +159,7 @@ public:
     /// answer inline).
     ReplicaList& of(uint32_t broker) {
         ReplicaList& list = _lists[broker];
-        if (_built[broker] && list.stale_skipped <= 16 + list.entries.size() / 8) return list;
+        if (_built[broker] && !list.needs_compaction()) return list;
         return build_or_compact(broker);
     }
 
