@@ -97,7 +97,8 @@ bool GoalContext::moves_refused(uint32_t s, uint32_t d, const Load& least) const
     // stand at the edge of), and the answer is the same in any order.
     const size_t count = _pair_guards.size();
     for (size_t i = 0; i < count; i++) {
-        const size_t at = (_last_move_refuser + i) % count;
+        // (start + i) mod count, without a division per guard asked.
+        const size_t at = _last_move_refuser + i < count ? _last_move_refuser + i : _last_move_refuser + i - count;
         if (_pair_guards[at]->refuses_every_move(_state, s, d, least)) {
             _last_move_refuser = at;
             return true;

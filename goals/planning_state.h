@@ -241,6 +241,13 @@ public:
     bool touched(uint32_t p) const { return (_marks[p] & ~fixed_mark) != 0; }
     /// Free for a balancing action: not excluded, in flight, cooling down or touched.
     bool movable(uint32_t p) const { return _marks[p] == 0; }
+    /// Asks the caches for what replica_load_on(p, ...) reads, ahead of the
+    /// reading: a list build reads it for thousands of partitions scattered
+    /// over the model, each a miss that stalls the build.
+    void prefetch_load(uint32_t p) const {
+        __builtin_prefetch(&_model.partitions[p].load);
+        __builtin_prefetch(&_leader[p]);
+    }
 
     // ------------------------------------------------------------ racks
     /// Racks with at least one alive, non-draining broker.

@@ -88,7 +88,11 @@ ReplicaList& ReplicaLists::build_or_compact(uint32_t broker) {
     _built[broker] = 1;
     std::span<const uint32_t> partitions = _state.model_partitions_of(broker);
     list.entries.reserve(partitions.size());
-    for (uint32_t p : partitions) {
+    // How many partitions ahead the build asks for the loads it will read.
+    constexpr size_t prefetch_distance = 16;
+    for (size_t i = 0; i < partitions.size(); i++) {
+        if (i + prefetch_distance < partitions.size()) _state.prefetch_load(partitions[i + prefetch_distance]);
+        const uint32_t p = partitions[i];
         // Untouched, so where the model had it: on `broker` (still_movable
         // says why; the O(RF) holds read a replica list per partition, most
         // of a build's time).
