@@ -314,11 +314,14 @@ private:
             // guard refuses each (with as many racks as replicas, a replica
             // moves only within its rack), or a guard refuses every move of
             // at least their least load (which a refusal of any move
-            // implies). Cheaper than the tries.
+            // implies). Cheaper than the tries; the refusal first, as the
+            // pair is often remembered refused and the placements are asked
+            // one candidate at a time.
+            if (refusals.refused(context, from, to, candidates.least)) return false;
             const bool placeable = std::any_of(tried.begin(), tried.end(), [&](uint32_t p) {
                 return !context.move_refused(p, from, to);
             });
-            if (!placeable || refusals.refused(context, from, to, candidates.least)) return false;
+            if (!placeable) return false;
             uint32_t refusals = 0;
             for (uint32_t p : tried) {
                 if (try_move(p, from, to)) return true;
