@@ -422,25 +422,36 @@ private:
         }
         std::stable_sort(short_of.begin(), short_of.end(),
                          [](const auto& x, const auto& y) { return x.first < y.first; });
-        std::vector<std::pair<int32_t, uint32_t>> holders;  // one round's, the storage kept for the next
+        // Holders that may give one, the most of the topic first: the same
+        // for every broker short of it while no move applies (a topic no
+        // move mends asks them for each), so listed once and then filtered
+        // by what the broker short holds.
+        std::vector<std::pair<int32_t, uint32_t>> givers;
+        uint64_t givers_generation = UINT64_MAX;  // as of Scratch::generation
         for (const auto& [unused, d] : short_of) {
             for (int64_t round = 0; round < b.lower; round++) {
                 if (!context.budget_left()) return;
                 if (counts[d] >= b.lower) break;
                 if (!context.broker_budget_left(d)) break;  // the rest next plan
-                // Holders with the most of the topic first.
-                holders.clear();
-                for (const TopicBrokerCount& entry : state.topic_counts(t)) {
-                    const int64_t mine = counts[d];
-                    if (entry.broker == d || !state.broker(entry.broker).eligible) continue;
-                    if (!context.broker_budget_left(entry.broker) || !gives(entry.broker)) continue;
-                    if (entry.count - 1 < b.lower || entry.count - 1 <= mine) continue;
-                    holders.emplace_back(-entry.count, entry.broker);
+                if (givers_generation != scratch.generation) {
+                    givers_generation = scratch.generation;
+                    givers.clear();
+                    for (const TopicBrokerCount& entry : state.topic_counts(t)) {
+                        if (!state.broker(entry.broker).eligible) continue;
+                        if (!context.broker_budget_left(entry.broker) || !gives(entry.broker)) continue;
+                        if (entry.count - 1 < b.lower) continue;
+                        givers.emplace_back(-entry.count, entry.broker);
+                    }
+                    std::sort(givers.begin(), givers.end());
                 }
-                std::sort(holders.begin(), holders.end());
-                if (holders.size() > destinations_max) holders.resize(destinations_max);
+                // The first destinations_max that would still hold more than `d`.
+                const int64_t mine = counts[d];
                 bool moved = false;
-                for (const auto& [negative_count, s] : holders) {
+                uint32_t asked = 0;
+                for (const auto& [negative_count, s] : givers) {
+                    if (asked >= destinations_max) break;
+                    if (s == d || -negative_count - 1 <= mine) continue;
+                    asked++;
                     if (move_one(s, d)) {
                         moved = true;
                         break;
