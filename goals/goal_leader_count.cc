@@ -40,9 +40,8 @@ class LeaderCountGoal final : public Goal {
 public:
     LeaderCountGoal() : Goal(GoalKind::leader_count_distribution) {}
 
-    static CountBand band(const PlanningState& state) {
-        return count_band(state.eligible_leaders(), state.eligible_count(),
-                          state.config().leader_count_avg_deviation);
+    CountBand band(const PlanningState& state) const {
+        return _band.of(state.eligible_leaders(), state.eligible_count(), state.config().leader_count_avg_deviation);
     }
 
     bool satisfied(const PlanningState& state) const override {
@@ -59,7 +58,7 @@ public:
         return accepts_changes(state, net);
     }
 
-    static bool accepts_changes(const PlanningState& state, std::span<const BrokerChange> changes) {
+    bool accepts_changes(const PlanningState& state, std::span<const BrokerChange> changes) const {
         return count_accepts(
             state, changes, band(state), [&](uint32_t b) { return state.broker(b).leader_count; },
             [](const BrokerChange& change) { return change.leader_delta; });
@@ -315,6 +314,8 @@ private:
         if (leaders - 1 < b.lower || leaders - 1 <= state.broker(d).leader_count) return false;
         return context.try_apply(state.leader_change(p, s, d));
     }
+
+    KeptCountBand _band;
 };
 
 }  // namespace

@@ -53,6 +53,7 @@ class ReplicaCountGoal final : public Goal {
         double out = 0;
         int8_t placed = -1;
     };
+    KeptCountBand _band;
     /// exchange()'s vectors, kept from call to call: a plan tries thousands
     /// of exchanges, and each would allocate them afresh.
     struct ExchangeScratch {
@@ -63,9 +64,8 @@ class ReplicaCountGoal final : public Goal {
 public:
     ReplicaCountGoal() : Goal(GoalKind::replica_count_distribution) {}
 
-    static CountBand band(const PlanningState& state) {
-        return count_band(state.eligible_replicas(), state.eligible_count(),
-                          state.config().replica_count_avg_deviation);
+    CountBand band(const PlanningState& state) const {
+        return _band.of(state.eligible_replicas(), state.eligible_count(), state.config().replica_count_avg_deviation);
     }
 
     bool satisfied(const PlanningState& state) const override {
@@ -82,7 +82,7 @@ public:
         return accepts_changes(state, net);
     }
 
-    static bool accepts_changes(const PlanningState& state, std::span<const BrokerChange> changes) {
+    bool accepts_changes(const PlanningState& state, std::span<const BrokerChange> changes) const {
         return count_accepts(
             state, changes, band(state), [&](uint32_t b) { return state.broker(b).replica_count; },
             [](const BrokerChange& change) { return change.replica_delta; });

@@ -193,6 +193,29 @@ inline int64_t count_band_ceil(double x) {
 /// ceil(mean x (1 + deviation))].
 CountBand count_band(int64_t total, uint32_t brokers, double deviation);
 
+/// count_band, kept while what it is made of stands: the count goals ask
+/// for it for every candidate they judge, a band rounds with a floor and a
+/// ceiling (two calls into the math library), and its figures stand for a
+/// whole plan but for evacuations.
+class KeptCountBand {
+public:
+    CountBand of(int64_t total, uint32_t brokers, double deviation) const {
+        if (total != _total || brokers != _brokers || deviation != _deviation) {
+            _band = count_band(total, brokers, deviation);
+            _total = total;
+            _brokers = brokers;
+            _deviation = deviation;
+        }
+        return _band;
+    }
+
+private:
+    mutable CountBand _band;
+    mutable int64_t _total = -1;  // none yet: totals are >= 0
+    mutable uint32_t _brokers = 0;
+    mutable double _deviation = 0;
+};
+
 /// The count goals' accept rule: a touched broker in the band stays in it,
 /// and the touched brokers' total excess does not grow. `count_of(b)` is a
 /// broker's count now, `delta_of(change)` its change.
