@@ -200,28 +200,35 @@ Load least_load_ascending(const PlanningState& state, uint32_t broker, ReplicaLi
     prepare_ascending(state, broker, list);
     std::vector<ReplicaList::Covered>& covered = list.least_covered;
     size_t next = list.entries.size();  // the walk goes on below this index
+    // The entries the last answer covered still stand, and none joins them:
+    // the answer stands too (most actions touch none of a broker's lightest).
+    bool same = false;
     if (list.least_tries_max == tries_max && list.least_compactions == list.compactions &&
         list.least_undone == state.undone()) {
+        const size_t before = covered.size();
         std::erase_if(covered,
                       [&](const ReplicaList::Covered& c) { return !still_movable(state, broker, c.partition); });
         next = std::min(next, list.least_next);
+        same = covered.size() == before && (covered.size() >= tries_max || next == 0);
     } else {
         covered.clear();
     }
-    while (covered.size() < tries_max && next > 0) {
-        const uint32_t p = list.at_bottom(--next).partition;
-        if (!still_movable(state, broker, p)) continue;
-        covered.push_back({p, state.replica_load_on(p, broker)});
+    if (!same) {
+        while (covered.size() < tries_max && next > 0) {
+            const uint32_t p = list.at_bottom(--next).partition;
+            if (!still_movable(state, broker, p)) continue;
+            covered.push_back({p, state.replica_load_on(p, broker)});
+        }
+        Load least = no_load_yet;
+        for (const ReplicaList::Covered& c : covered) least = least_of(least, c.load);
+        list.least = least;
     }
-    Load least = no_load_yet;
-    for (const ReplicaList::Covered& c : covered) least = least_of(least, c.load);
-    list.least = least;
     list.least_tries_max = tries_max;
     list.least_epoch = state.holder_epoch(broker);
     list.least_next = next;
     list.least_compactions = list.compactions;
     list.least_undone = state.undone();
-    return least;
+    return list.least;
 }
 
 bool visit_cheapest_copy_first(const PlanningState& state, uint32_t broker, ReplicaList& list,
