@@ -315,7 +315,7 @@ private:
         return context.try_apply(state.leader_change(p, s, d));
     }
 
-    KeptCountBand _band;
+    KeptCountBand _band;  // band()'s, kept while its figures stand
 };
 
 }  // namespace

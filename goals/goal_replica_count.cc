@@ -53,7 +53,7 @@ class ReplicaCountGoal final : public Goal {
         double out = 0;
         int8_t placed = -1;
     };
-    KeptCountBand _band;
+    KeptCountBand _band;  // band()'s, kept while its figures stand
     /// exchange()'s vectors, kept from call to call: a plan tries thousands
     /// of exchanges, and each would allocate them afresh.
     struct ExchangeScratch {
