@@ -60,6 +60,27 @@ def last_json(text, what):
     sys.exit(f"compare: {what} printed no JSON line:\n{text}")
 
 
+def plan_runs(runs, assignment, what, same, command):
+    """Runs command(path) `runs` times, the first writing `assignment` and the others beside it;
+    returns the first run's JSON line and every run's planning_s. `same`: each later run must
+    write the first run's assignment (Ballast's plans are deterministic)."""
+    first = None
+    times = []
+    again = assignment + ".again"
+    for i in range(runs):
+        path = assignment if i == 0 else again
+        result = last_json(run(command(path), what), what)
+        times.append(result["planning_s"])
+        if i == 0:
+            first = result
+        elif same and not filecmp.cmp(assignment, path, shallow=False):
+            sys.exit(f"compare: {what} wrote {path}, not the assignment of its first run ({assignment}): "
+                     "its plans must be the same run after run")
+    if runs > 1:
+        os.remove(again)
+    return first, times
+
+
 def fmt_bytes(b):
     for unit in ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]:
         if abs(b) < 1024 or unit == "PiB":
@@ -124,39 +145,19 @@ def main():
         run([model_gen, *MODELS[name], "--seed", args.seed, "--out", model], f"model_gen {name}")
         sides = {}
         ours = os.path.join(args.work, f"{name}-s{args.seed}.ballast.json")
-        plan = None
-        ballast_s = []
-        for i in range(args.runs):
-            assignment = ours if i == 0 else ours + ".again"
-            out = run([ballast, "plan", "--model", model, "--complete", "--json", "--assignment-out", assignment],
-                      f"ballast plan {name}")
-            planned = last_json(out, "ballast plan")
-            ballast_s.append(planned["planning_s"])
-            if i == 0:
-                plan = planned
-            elif not filecmp.cmp(ours, assignment, shallow=False):
-                sys.exit(f"compare: ballast plan {name} wrote {assignment}, not the assignment of its first run "
-                         f"({ours}): its plans must be the same run after run")
-        if args.runs > 1:
-            os.remove(ours + ".again")
+        plan, ballast_s = plan_runs(
+            args.runs, ours, f"ballast plan {name}", True,
+            lambda path: [ballast, "plan", "--model", model, "--complete", "--json", "--assignment-out", path])
         # The plan's own totals come from the scorer's code (plan_model_test checks they equal
         # --score-assignment of its assignment): scoring it again would only repeat them.
         sides["ballast"] = {"planning_s": statistics.median(ballast_s), "planning_s_runs": ballast_s,
                             "rounds": plan["rounds"], "score": plan, "goals_not_met": plan["violated_after"]}
         if cruise:
             theirs = os.path.join(args.work, f"{name}-s{args.seed}.cruise-control.json")
-            cc = None
-            cc_s = []
-            for i in range(args.runs):
-                assignment = theirs if i == 0 else theirs + ".again"
-                out = run([os.path.join(HERE, "cruise-control-plan"), "--model", model, "--assignment-out",
-                           assignment, "--json", *(SAME_TOPIC_BAND if args.same_topic_band else [])],
-                          f"cruise-control-plan {name}")
-                harness = last_json(out, "cruise-control-plan")
-                cc_s.append(harness["planning_s"])
-                cc = cc or harness
-            if args.runs > 1:
-                os.remove(theirs + ".again")
+            cc, cc_s = plan_runs(
+                args.runs, theirs, f"cruise-control-plan {name}", False,
+                lambda path: [os.path.join(HERE, "cruise-control-plan"), "--model", model, "--assignment-out", path,
+                              "--json", *(SAME_TOPIC_BAND if args.same_topic_band else [])])
             score = last_json(run([ballast, "plan", "--model", model, "--score-assignment", theirs, "--json"],
                                   "score"), "score")
             sides["cruise_control"] = {"planning_s": statistics.median(cc_s), "planning_s_runs": cc_s,
